@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
+	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/suite"
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/runner"
+)
+
+// Exit statuses (STYLE.md): 0 pass, 1 findings or failures, 2 usage or
+// invalid suite, 3 the harness or the IUT broke the run, 130 interrupted.
+const (
+	exitPass        = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitBroken      = 3
+	exitInterrupted = 130
+)
+
+const usage = `usage: conform <command> [flags]
+
+commands:
+  run       certify an IUT (default: the embedded Go reference) against the suite
+  validate  check vector files, golden files and JSONL recordings (default: the whole suite)
+  golden    regenerate golden summaries from the reference (--update)
+  list      list the vectors of a suite version
+  version   print conform's version and the embedded suite digest
+
+run 'conform <command> -h' for the flags of one command.
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return cmdRun(ctx, rest, stdout, stderr)
+	case "validate":
+		return cmdValidate(ctx, rest, stdout, stderr)
+	case "golden":
+		return cmdGolden(ctx, rest, stdout, stderr)
+	case "list":
+		return cmdList(rest, stdout, stderr)
+	case "version":
+		return cmdVersion(stdout, stderr)
+	case "reference":
+		return cmdReference(ctx, rest, stdin, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitPass
+	}
+	fmt.Fprintf(stderr, "conform: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+// fail prints err with its stable code and returns the exit status for it.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "conform: %v\n", err)
+	switch kiterr.CodeOf(err) {
+	case kiterr.IUTStart, kiterr.ReferenceMismatch, kiterr.IO:
+		return exitBroken
+	case kiterr.Interrupted:
+		return exitInterrupted
+	}
+	return exitUsage
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// openSuite loads the suite at dir, or the embedded one when dir is "".
+func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
+	var fsys fs.FS = conform.Suite()
+	if dir != "" {
+		fsys = os.DirFS(dir)
+	}
+	return suite.Load(fsys, suite.Options{SkipDigest: skipDigest})
+}
+
+// referenceCommand re-executes this binary as the reference implementation.
+func referenceCommand(role string, version int) ([]string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.IUTStart, err, "find the conform binary")
+	}
+	return []string{exe, "reference", "--role", role, "--version", strconv.Itoa(version)}, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("run", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
+	version := fl.Int("version", 1, "control protocol `version` to run")
+	role := fl.String("role", "agent", "role the IUT plays")
+	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
+	var filters multiFlag
+	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable; each must match)")
+	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
+	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
+	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	grace := fl.Duration("grace", runner.DefaultGrace, "time the IUT gets to exit after stdin closes, before SIGTERM")
+	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
+	maxLine := fl.Int("max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
+	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
+	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
+	format := fl.String("format", "text", "report format: text, json or junit")
+	out := fl.String("out", "", "write the report to `file` (default: stdout)")
+	verbose := fl.Bool("v", false, "show details of passing vectors too")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" && *format != "junit" {
+		fmt.Fprintf(stderr, "conform run: --format must be text, json or junit\n")
+		return exitUsage
+	}
+	s, err := openSuite(*suiteDir, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	cfg := runner.Config{
+		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
+		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
+		StderrMax: *stderrMax, InheritEnv: *inherit,
+	}
+	expectPath := *expectFile
+	if *prof != "" {
+		p, err := profile.Load(*prof)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
+		if p.Implementation != "" {
+			cfg.Implementation = p.Implementation
+		}
+		if expectPath == "" {
+			expectPath = p.ExpectFailPath()
+		}
+		if p.Timeout != "" && !flagSet(fl, "timeout") {
+			d, err := time.ParseDuration(p.Timeout)
+			if err != nil {
+				return fail(stderr, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile timeout"))
+			}
+			cfg.Timeout = d
+		}
+		if _, err := os.Stat(p.Command[0]); err != nil && p.Install != "" {
+			fmt.Fprintf(stderr, "conform: %s is not installed; run %s first\n", p.Command[0], filepath.Join(p.Dir, p.Install))
+			return exitBroken
+		}
+	}
+	if cmd := fl.Args(); len(cmd) > 0 {
+		cfg.Command = cmd
+		if cfg.Implementation == "" {
+			cfg.Implementation = filepath.Base(cmd[0])
+		}
+	}
+	if len(cfg.Command) == 0 {
+		cmd, err := referenceCommand(cfg.Role, cfg.Version)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		cfg.Command = cmd
+		cfg.Implementation = "conform reference (Go)"
+	}
+	if expectPath != "" {
+		ef, err := profile.ReadExpectFail(expectPath)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		cfg.ExpectFail = ef
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "create report"))
+		}
+		defer f.Close()
+		w = f
+	}
+	if *format == "text" && *out == "" {
+		cfg.Progress = func(r runner.Result) { report.Line(stderr, r) }
+	}
+	rep, err := runner.Run(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+		return fail(stderr, err)
+	}
+	switch *format {
+	case "json":
+		err = report.JSON(w, rep)
+	case "junit":
+		err = report.JUnit(w, rep)
+	default:
+		err = report.Text(w, rep, *verbose)
+	}
+	if err != nil {
+		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "%d passed, %d failed, %d xfail, %d xpass (report: %s)\n", rep.Summary.Passed, rep.Summary.Failed, rep.Summary.XFail, rep.Summary.XPass, *out)
+	}
+	return rep.ExitCode()
+}
+
+func flagSet(fl *flag.FlagSet, name string) bool {
+	found := false
+	fl.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("golden", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	update := fl.Bool("update", false, "regenerate golden files and MANIFEST.sha256 from the reference")
+	suiteDir := fl.String("suite", ".", "suite root `dir` on disk (a checkout)")
+	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if !*update {
+		fmt.Fprintln(stderr, "conform golden: pass --update to regenerate golden files from the reference")
+		return exitUsage
+	}
+	s, err := openSuite(*suiteDir, true)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	for _, ver := range s.Manifest.Versions {
+		for _, role := range roles(s, ver.Version) {
+			cmd, err := referenceCommand(role, ver.Version)
+			if err != nil {
+				return fail(stderr, err)
+			}
+			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: role, Command: cmd, Jobs: *jobs}, *suiteDir)
+			if err != nil {
+				return fail(stderr, err)
+			}
+			fmt.Fprintf(stdout, "v%d %s: %d written, %d unchanged, %d removed\n", ver.Version, role, up.Written, up.Unchanged, len(up.Removed))
+			for _, r := range up.Removed {
+				fmt.Fprintf(stdout, "  removed %s\n", r)
+			}
+		}
+	}
+	digest, err := runner.WriteManifest(*suiteDir)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "suite digest %s\nreview the golden diff before committing: git diff -- golden/\n", digest)
+	return exitPass
+}
+
+// roles lists the roles that have session vectors in version n.
+func roles(s *runner.Suite, n int) []string {
+	ver, err := s.Version(n)
+	if err != nil {
+		return nil
+	}
+	vs, _, _ := s.Vectors(ver)
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range vs {
+		if v.Kind == suite.KindSession && !seen[v.Role] {
+			seen[v.Role] = true
+			out = append(out, v.Role)
+		}
+	}
+	return out
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("list", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	version := fl.Int("version", 1, "protocol `version`")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	s, err := openSuite(*suiteDir, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	ver, err := s.Version(*version)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	vs, bad, err := s.Vectors(ver)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	for _, v := range vs {
+		role := v.Role
+		if v.Kind == suite.KindMessage {
+			role = "-"
+		}
+		fmt.Fprintf(stdout, "%-44s %-8s %-6s %-13s %s\n", v.ID, v.Kind, role, v.Level, v.Description)
+	}
+	for _, b := range bad {
+		fmt.Fprintf(stderr, "INVALID %s: %v\n", b.Path, b.Err)
+	}
+	if len(bad) > 0 {
+		return exitUsage
+	}
+	return exitPass
+}
+
+func cmdVersion(stdout, stderr io.Writer) int {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	s, err := openSuite("", false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "conform %s\nsuite %s %s\n", v, s.Manifest.Name, s.Digest)
+	return exitPass
+}
+
+func cmdReference(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("reference", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	role := fl.String("role", "agent", "role to play")
+	version := fl.Int("version", 1, "protocol version")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *role != "agent" || *version != 1 {
+		fmt.Fprintf(stderr, "conform reference: no %s role for version %d\n", *role, *version)
+		return exitUsage
+	}
+	err := reference.NewAgent().Serve(ctx, stdin, stdout)
+	var ee *reference.ExitError
+	if errors.As(err, &ee) {
+		fmt.Fprintln(stderr, ee.Msg)
+		return ee.Code
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "conform reference: %v\n", err)
+		return exitFail
+	}
+	return exitPass
+}
+
+// expandPaths resolves path arguments and doublestar globs against the
+// current directory; each must match at least one file (FILTER_NO_MATCH).
+func expandPaths(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if !strings.ContainsAny(a, "*?[{") {
+			if _, err := os.Stat(a); err != nil {
+				return nil, kiterr.Wrap(kiterr.FilterNoMatch, err, "path %q", a)
+			}
+			out = append(out, a)
+			continue
+		}
+		matches, err := doublestar.FilepathGlob(a, doublestar.WithFilesOnly())
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.Usage, err, "glob %q", a)
+		}
+		if len(matches) == 0 {
+			return nil, kiterr.New(kiterr.FilterNoMatch, "glob %q matches no file", a)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
+}

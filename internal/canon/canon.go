@@ -1,0 +1,303 @@
+// Package canon reads JSON strictly and writes its canonical form (RFC 8785,
+// JSON Canonicalization Scheme, through github.com/gowebpki/jcs).
+//
+// Values are the decoded shapes of encoding/json with UseNumber: nil, bool,
+// string, json.Number, []any and map[string]any. The strict reader refuses
+// what would make two implementations' bytes ambiguous once canonicalized:
+// duplicate member names, invalid UTF-8, lone surrogates, integers that
+// IEEE 754 binary64 cannot hold exactly, and trailing data.
+package canon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects [Parse] accepts.
+const MaxDepth = 512
+
+// maxExact is 2^53, the largest magnitude below which every integer is
+// exactly representable in IEEE 754 binary64 (RFC 8785 §3.2.2.3, RFC 7493 §2.2).
+const maxExact = 1 << 53
+
+// Parse decodes exactly one JSON text from data with the strict rules of the
+// package doc. Errors are *kiterr.Error with code JSON_SYNTAX (message gives
+// line:column, 1-based, column in bytes), JSON_DUPLICATE_KEY (with the JSON
+// Pointer of the object), JSON_INVALID_UTF8 (with the byte offset),
+// JSON_LONE_SURROGATE, JSON_NUMBER_INEXACT or JSON_TOO_DEEP.
+func Parse(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		off := invalidUTF8Offset(data)
+		return nil, kiterr.New(kiterr.JSONInvalidUTF8, "invalid UTF-8 at byte offset %d", off)
+	}
+	if off, ok := loneSurrogate(data); ok {
+		line, col := position(data, off)
+		return nil, kiterr.New(kiterr.JSONLoneSurrogate, "lone surrogate escape at %d:%d", line, col)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	p := parser{dec: dec, data: data}
+	v, err := p.value("", 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(data, int(dec.InputOffset()))
+		return nil, kiterr.New(kiterr.JSONSyntax, "trailing data after JSON value at %d:%d", line, col)
+	}
+	return v, nil
+}
+
+type parser struct {
+	dec  *json.Decoder
+	data []byte
+}
+
+func (p *parser) syntax(err error) error {
+	off := int(p.dec.InputOffset())
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = int(se.Offset)
+	}
+	line, col := position(p.data, off)
+	msg := err.Error()
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		msg = "unexpected end of input"
+	}
+	return &kiterr.Error{Code: kiterr.JSONSyntax, Msg: fmt.Sprintf("at %d:%d: %s", line, col, msg)}
+}
+
+func (p *parser) value(ptr string, depth int) (any, error) {
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, p.syntax(err)
+	}
+	return p.fromToken(tok, ptr, depth)
+}
+
+func (p *parser) fromToken(tok json.Token, ptr string, depth int) (any, error) {
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth >= MaxDepth {
+			return nil, kiterr.New(kiterr.JSONTooDeep, "nesting deeper than %d at %q", MaxDepth, ptr)
+		}
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for p.dec.More() {
+				kt, err := p.dec.Token()
+				if err != nil {
+					return nil, p.syntax(err)
+				}
+				key, ok := kt.(string)
+				if !ok {
+					return nil, p.syntax(fmt.Errorf("object key is not a string"))
+				}
+				if _, dup := obj[key]; dup {
+					return nil, kiterr.New(kiterr.JSONDuplicateKey, "duplicate member %q in object at %q", key, ptrOrRoot(ptr))
+				}
+				v, err := p.value(ptr+"/"+EscapePointer(key), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = v
+			}
+			if _, err := p.dec.Token(); err != nil {
+				return nil, p.syntax(err)
+			}
+			return obj, nil
+		case '[':
+			arr := []any{}
+			for i := 0; p.dec.More(); i++ {
+				v, err := p.value(fmt.Sprintf("%s/%d", ptr, i), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := p.dec.Token(); err != nil {
+				return nil, p.syntax(err)
+			}
+			return arr, nil
+		}
+		return nil, p.syntax(fmt.Errorf("unexpected %q", t))
+	case json.Number:
+		if err := CheckNumber(t); err != nil {
+			return nil, kiterr.Wrap(kiterr.JSONNumberInexact, err, "number at %q", ptrOrRoot(ptr))
+		}
+		return t, nil
+	default:
+		return t, nil // string, bool, nil
+	}
+}
+
+// CheckNumber reports an error when n carries more precision than IEEE 754
+// binary64 holds: an integer literal (no fraction or exponent) of magnitude
+// 2^53 or more whose digits differ from the RFC 8785 (ECMAScript) form of its
+// nearest binary64, such as 12345678901234567890 (canonical form
+// 12345678901234567000). Literals already in that form, like
+// 12345678901234567000, are exact renderings and pass. A literal that
+// overflows binary64 (1e400) is an error too. Fractions are not checked: a
+// JSON number is a binary64 value (RFC 7493 §2.2) and a fraction's nearest
+// binary64 is the value both sides canonicalize.
+func CheckNumber(n json.Number) error {
+	s := string(n)
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return fmt.Errorf("%s overflows IEEE 754 binary64", s)
+	}
+	if strings.ContainsAny(s, ".eE") || math.Abs(f) < maxExact {
+		return nil
+	}
+	es6, err := jcs.NumberToJSON(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	if strings.TrimPrefix(s, "-") != strings.TrimPrefix(es6, "-") {
+		return fmt.Errorf("integer %s is not exactly representable in IEEE 754 binary64 (its canonical form is %s)", s, es6)
+	}
+	return nil
+}
+
+// Canonical returns the RFC 8785 canonical bytes of v (a value as returned by
+// [Parse], or any value encoding/json can marshal): members sorted by UTF-16
+// code units, no insignificant whitespace, ECMAScript number form, minimal
+// string escaping. No trailing newline.
+func Canonical(v any) ([]byte, error) {
+	raw, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize: %w", err)
+	}
+	return out, nil
+}
+
+// CanonicalBytes parses data with [Parse] and returns [Canonical] of it.
+func CanonicalBytes(data []byte) ([]byte, error) {
+	v, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return Canonical(v)
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("marshal: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// EscapePointer escapes one JSON Pointer reference token (RFC 6901 §3):
+// "~" becomes "~0" and "/" becomes "~1".
+func EscapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func ptrOrRoot(ptr string) string {
+	if ptr == "" {
+		return "/"
+	}
+	return ptr
+}
+
+// position returns the 1-based line and byte column of offset off in data.
+func position(data []byte, off int) (line, col int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	line = 1 + bytes.Count(data[:off], []byte{'\n'})
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+func invalidUTF8Offset(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// loneSurrogate finds a \uD800-\uDFFF escape inside a string that is not a
+// high surrogate immediately followed by a low one. It returns its offset.
+func loneSurrogate(data []byte) (int, bool) {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			if c == '"' {
+				inString = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 < len(data) && data[i+1] == 'u' {
+				h, ok := hex4(data, i+2)
+				if ok && h >= 0xD800 && h <= 0xDFFF {
+					if h >= 0xDC00 {
+						return i, true
+					}
+					l, ok := -1, false
+					if i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+						l, ok = hex4(data, i+8)
+					}
+					if !ok || l < 0xDC00 || l > 0xDFFF {
+						return i, true
+					}
+					i += 11
+					continue
+				}
+				i += 5
+				continue
+			}
+			i++
+		}
+	}
+	return 0, false
+}
+
+func hex4(data []byte, at int) (int, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	v := 0
+	for _, c := range data[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v*16 + int(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v*16 + int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v*16 + int(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,134 @@
+// Package kiterr defines the one error type of the conform kit: an [Error]
+// carrying a stable [Code]. Errors are for failures of the kit itself (a bad
+// suite, a bad flag, an IUT that cannot be started); conformance failures are
+// data (runner.Result), never errors.
+package kiterr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable UPPER_SNAKE error code. Codes are public API: they are
+// never renamed; a replaced code is deprecated and kept.
+type Code string
+
+// The kit's error codes. Each names the subject and the broken invariant.
+const (
+	// Usage: a flag or argument of the command line is wrong (exit 2).
+	Usage Code = "USAGE"
+
+	// JSONSyntax: input is not one JSON text (with line and column).
+	JSONSyntax Code = "JSON_SYNTAX"
+	// JSONDuplicateKey: an object has the same member name twice (RFC 8259 §4
+	// leaves it undefined; RFC 7493 §2.3 forbids it).
+	JSONDuplicateKey Code = "JSON_DUPLICATE_KEY"
+	// JSONInvalidUTF8: input bytes are not UTF-8 (RFC 8259 §8.1).
+	JSONInvalidUTF8 Code = "JSON_INVALID_UTF8"
+	// JSONLoneSurrogate: a \u escape names half of a surrogate pair (RFC 7493 §2.1).
+	JSONLoneSurrogate Code = "JSON_LONE_SURROGATE"
+	// JSONNumberInexact: an integer beyond ±2^53 that IEEE 754 binary64 cannot
+	// hold exactly, so its RFC 8785 form would silently differ (RFC 8785 §3.2.2.3).
+	JSONNumberInexact Code = "JSON_NUMBER_INEXACT"
+	// JSONTooDeep: nesting deeper than the reader's limit.
+	JSONTooDeep Code = "JSON_TOO_DEEP"
+
+	// SuiteNotFound: the suite root or one of its required files is missing.
+	SuiteNotFound Code = "SUITE_NOT_FOUND"
+	// SuiteInvalid: suite.json does not match schemas/suite.schema.json.
+	SuiteInvalid Code = "SUITE_INVALID"
+	// SuiteDigestMismatch: a file's SHA-256 differs from MANIFEST.sha256.
+	SuiteDigestMismatch Code = "SUITE_DIGEST_MISMATCH"
+	// SuiteFileUnlisted: a suite file is missing from MANIFEST.sha256, or the
+	// manifest lists a file that does not exist.
+	SuiteFileUnlisted Code = "SUITE_FILE_UNLISTED"
+	// VersionUnknown: the suite has no such protocol version.
+	VersionUnknown Code = "VERSION_UNKNOWN"
+
+	// VectorInvalid: a vector file is not JSON or violates schemas/vector.schema.json.
+	VectorInvalid Code = "VECTOR_INVALID"
+	// VectorIDDuplicate: two vector files of one version share an id.
+	VectorIDDuplicate Code = "VECTOR_ID_DUPLICATE"
+	// VectorIDMismatch: a vector's file name is not <id>.json or its version
+	// does not match its folder.
+	VectorIDMismatch Code = "VECTOR_ID_MISMATCH"
+	// FilterNoMatch: a --filter glob or a path glob matched nothing.
+	FilterNoMatch Code = "FILTER_NO_MATCH"
+
+	// GoldenMissing: a session vector has no golden file.
+	GoldenMissing Code = "GOLDEN_MISSING"
+	// GoldenInvalid: a golden file is not in RFC 8785 canonical form.
+	GoldenInvalid Code = "GOLDEN_INVALID"
+
+	// SchemaInvalid: a JSON Schema of the suite does not compile.
+	SchemaInvalid Code = "SCHEMA_INVALID"
+	// SchemaRefRemote: a $ref points at a remote URL (never fetched).
+	SchemaRefRemote Code = "SCHEMA_REF_REMOTE"
+	// SchemaRefOutside: a $ref points outside the suite root (never read).
+	SchemaRefOutside Code = "SCHEMA_REF_OUTSIDE"
+
+	// NormalizerInvalid: a normalizer has a bad path pattern or format.
+	NormalizerInvalid Code = "NORMALIZER_INVALID"
+	// NormalizerUnmatched: a vector-level normalizer matched nothing in the
+	// reference output when golden files were generated (a stale rule).
+	NormalizerUnmatched Code = "NORMALIZER_UNMATCHED"
+
+	// ExpectFileInvalid: an expected-failure file has a line without a
+	// "# reason", a duplicate id, or an id that names no vector.
+	ExpectFileInvalid Code = "EXPECT_FILE_INVALID"
+	// ProfileInvalid: an IUT profile (profile.json) is missing or malformed.
+	ProfileInvalid Code = "PROFILE_INVALID"
+
+	// IUTStart: the IUT command could not be started (exit 3).
+	IUTStart Code = "IUT_START"
+	// ReferenceMismatch: the reference implementation did not produce the
+	// expected replies while golden files were generated (exit 3).
+	ReferenceMismatch Code = "REFERENCE_MISMATCH"
+	// Interrupted: the run was cancelled (SIGINT) before it finished.
+	Interrupted Code = "INTERRUPTED"
+	// IO: reading or writing a file of the kit failed.
+	IO Code = "IO"
+)
+
+// Error is a failure of the kit with a stable [Code]. Msg says what failed,
+// lowercase, without a trailing period; Err is the cause (may be nil).
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error
+}
+
+// Error returns "CODE: msg: cause".
+func (e *Error) Error() string {
+	s := string(e.Code) + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an [*Error] with a formatted message and no cause.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an [*Error] with a message and a cause; nil err gives nil.
+func Wrap(code Code, err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// CodeOf returns the [Code] of the outermost [*Error] in err's chain, or ""
+// when there is none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

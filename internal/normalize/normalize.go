@@ -1,0 +1,214 @@
+// Package normalize applies declarative normalizers to control frames: every
+// value whose JSON Pointer matches a rule's path must satisfy the rule's
+// format and is then replaced by the rule's placeholder. A value that fails
+// its format is reported as a [Mismatch] and left as it was, never silently
+// replaced (seed 004: "asserted by format ... and then normalized").
+//
+// Paths are doublestar patterns (github.com/bmatcuk/doublestar/v4) over JSON
+// Pointer reference tokens (RFC 6901): "**/uuid" matches a "uuid" member at any
+// depth, "/response/response/buildTime" one exact location. The leading "/"
+// is optional. Tokens are matched in their escaped RFC 6901 form.
+package normalize
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// Spec is a normalizer as written in suite.json or a vector file.
+type Spec struct {
+	Path        string `json:"path"`
+	Format      string `json:"format"`
+	Placeholder any    `json:"placeholder,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// Rule is a compiled [Spec].
+type Rule struct {
+	Spec
+	pattern     string
+	check       func(v any) bool
+	placeholder any
+}
+
+var (
+	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+)
+
+// Compile checks and compiles specs in order. Errors: NORMALIZER_INVALID
+// (a bad doublestar pattern, an unknown format, a regex that does not compile).
+// Formats: rfc3339 (RFC 3339 §5.6 date-time), uuid (RFC 9562 text form, any
+// case), semver (SemVer 2.0.0), integer (a JSON number without fraction or
+// exponent), string, any-array, any-object, any, prefix:<text> (a string
+// starting with text), regex:<RE2> (a string the pattern matches in full).
+func Compile(specs []Spec) ([]Rule, error) {
+	rules := make([]Rule, 0, len(specs))
+	for i, s := range specs {
+		r := Rule{Spec: s, pattern: strings.TrimPrefix(s.Path, "/")}
+		if r.pattern == "" || !doublestar.ValidatePattern(r.pattern) {
+			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d: invalid path pattern %q", i, s.Path)
+		}
+		check, err := checker(s.Format)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s)", i, s.Path)
+		}
+		r.check = check
+		r.placeholder = s.Placeholder
+		if r.placeholder == nil {
+			r.placeholder = "<" + s.Format + ">"
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+func isString(v any) (string, bool) { s, ok := v.(string); return s, ok }
+
+func checker(format string) (func(any) bool, error) {
+	switch format {
+	case "rfc3339":
+		return func(v any) bool {
+			s, ok := isString(v)
+			if !ok {
+				return false
+			}
+			_, err := time.Parse(time.RFC3339Nano, s)
+			return err == nil
+		}, nil
+	case "uuid":
+		return func(v any) bool { s, ok := isString(v); return ok && uuidRE.MatchString(s) }, nil
+	case "semver":
+		return func(v any) bool { s, ok := isString(v); return ok && semverRE.MatchString(s) }, nil
+	case "integer":
+		return func(v any) bool {
+			n, ok := v.(json.Number)
+			if !ok {
+				return false
+			}
+			_, err := strconv.ParseInt(string(n), 10, 64)
+			return err == nil
+		}, nil
+	case "string":
+		return func(v any) bool { _, ok := isString(v); return ok }, nil
+	case "any-array":
+		return func(v any) bool { _, ok := v.([]any); return ok }, nil
+	case "any-object":
+		return func(v any) bool { _, ok := v.(map[string]any); return ok }, nil
+	case "any":
+		return func(any) bool { return true }, nil
+	}
+	if p, ok := strings.CutPrefix(format, "prefix:"); ok {
+		return func(v any) bool { s, ok := isString(v); return ok && strings.HasPrefix(s, p) }, nil
+	}
+	if p, ok := strings.CutPrefix(format, "regex:"); ok {
+		re, err := regexp.Compile(`^(?:` + p + `)$`)
+		if err != nil {
+			return nil, fmt.Errorf("regex %q: %w", p, err)
+		}
+		return func(v any) bool { s, ok := isString(v); return ok && re.MatchString(s) }, nil
+	}
+	return nil, fmt.Errorf("unknown format %q", format)
+}
+
+// Mismatch is a value at a normalized path that failed its format.
+type Mismatch struct {
+	Pointer string `json:"pointer"`
+	Path    string `json:"path"`
+	Format  string `json:"format"`
+	Value   string `json:"value"`
+}
+
+// String renders `/a/b: "x" is not rfc3339 (rule "**/ts")`.
+func (m Mismatch) String() string {
+	return fmt.Sprintf("%s: %s is not %s (normalizer %q)", m.Pointer, m.Value, m.Format, m.Path)
+}
+
+// Result is what [Apply] did to one value.
+type Result struct {
+	// Value is a normalized copy; the input is never modified.
+	Value any
+	// Mismatches lists values that failed their format, in document order
+	// (object members by sorted name).
+	Mismatches []Mismatch
+	// Matched[i] is true when rules[i] matched at least one location.
+	Matched []bool
+}
+
+// Apply normalizes v with rules. At each location the first matching rule
+// wins and its subtree is not visited further.
+func Apply(v any, rules []Rule) Result {
+	res := Result{Matched: make([]bool, len(rules))}
+	res.Value = walk(v, "", rules, &res)
+	return res
+}
+
+func walk(v any, ptr string, rules []Rule, res *Result) any {
+	if ptr != "" {
+		for i := range rules {
+			r := &rules[i]
+			if !matchPath(r.pattern, ptr[1:]) {
+				continue
+			}
+			res.Matched[i] = true
+			if r.check(v) {
+				return r.placeholder
+			}
+			res.Mismatches = append(res.Mismatches, Mismatch{Pointer: ptr, Path: r.Path, Format: r.Format, Value: summarize(v)})
+			return v
+		}
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for _, k := range sortedKeys(t) {
+			out[k] = walk(t[k], ptr+"/"+canon.EscapePointer(k), rules, res)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = walk(e, ptr+"/"+strconv.Itoa(i), rules, res)
+		}
+		return out
+	}
+	return v
+}
+
+func matchPath(pattern, path string) bool {
+	ok, err := doublestar.Match(pattern, path)
+	return err == nil && ok
+}
+
+// summarize renders v as canonical JSON, cut to 80 bytes.
+func summarize(v any) string {
+	b, err := canon.Canonical(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func sortStrings(s []string) { slices.Sort(s) }

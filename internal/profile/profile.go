@@ -1,0 +1,156 @@
+// Package profile reads IUT profiles: a folder (impl/<name>/) whose
+// profile.json says how to start an implementation under test, which
+// environment it needs, and which vectors it is expected to fail.
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// File is the name of the profile inside its folder.
+const File = "profile.json"
+
+// Profile is a parsed profile.json.
+//
+//	{"name": "claude-code", "implementation": "Claude Code CLI 2.1.332",
+//	 "command": ["${CONFORM_CACHE}/claude-code-2.1.332/.../claude.exe", "-p", ...],
+//	 "env": {"ANTHROPIC_API_KEY": "offline"}, "expectFail": "expected-failures.txt",
+//	 "install": "install.sh", "timeout": "10s"}
+//
+// Strings in command and env may use ${PROFILE_DIR} (the profile's folder,
+// absolute) and ${CONFORM_CACHE} ($CONFORM_CACHE, else $XDG_CACHE_HOME/conform,
+// else $HOME/.cache/conform); env values may also use ${HOME}, the IUT's
+// fresh temporary home. No other expansion happens and no shell is involved.
+type Profile struct {
+	Name           string            `json:"name"`
+	Implementation string            `json:"implementation,omitempty"`
+	Command        []string          `json:"command"`
+	Env            map[string]string `json:"env,omitempty"`
+	ExpectFail     string            `json:"expectFail,omitempty"`
+	Install        string            `json:"install,omitempty"`
+	Timeout        string            `json:"timeout,omitempty"`
+	Notes          string            `json:"notes,omitempty"`
+	// Dir is the profile's folder (absolute).
+	Dir string `json:"-"`
+}
+
+// Load reads dir/profile.json and expands its variables. Errors:
+// PROFILE_INVALID (missing file, bad JSON, unknown member, empty command).
+func Load(dir string) (*Profile, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile %s", dir)
+	}
+	data, err := os.ReadFile(filepath.Join(abs, File))
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "read profile")
+	}
+	var p Profile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "parse %s", filepath.Join(abs, File))
+	}
+	if len(p.Command) == 0 {
+		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: empty command", filepath.Join(abs, File))
+	}
+	p.Dir = abs
+	vars := map[string]string{"PROFILE_DIR": abs, "CONFORM_CACHE": CacheDir()}
+	for i, a := range p.Command {
+		p.Command[i] = expand(a, vars)
+	}
+	for k, v := range p.Env {
+		p.Env[k] = expand(v, vars)
+	}
+	return &p, nil
+}
+
+// ExpectFailPath returns the absolute path of the expected-failure file, or "".
+func (p *Profile) ExpectFailPath() string {
+	if p.ExpectFail == "" {
+		return ""
+	}
+	return filepath.Join(p.Dir, p.ExpectFail)
+}
+
+// CacheDir returns where profiles install implementations, outside any
+// checkout: $CONFORM_CACHE, else $XDG_CACHE_HOME/conform, else
+// $HOME/.cache/conform.
+func CacheDir() string {
+	if d := os.Getenv("CONFORM_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "conform")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "conform")
+}
+
+var varRE = regexp.MustCompile(`\$\{([A-Z_]+)\}`)
+
+func expand(s string, vars map[string]string) string {
+	return varRE.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := vars[m[2:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// ParseExpectFail reads an expected-failure list: one vector id per line,
+// then "#" and a required reason; blank lines and lines starting with "#"
+// are comments. It returns id -> reason. Errors: EXPECT_FILE_INVALID with
+// the line number (an entry without a reason, a duplicate id, an id with
+// spaces).
+func ParseExpectFail(r io.Reader, name string) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, reason, ok := strings.Cut(line, "#")
+		id, reason = strings.TrimSpace(id), strings.TrimSpace(reason)
+		switch {
+		case !ok || reason == "":
+			return nil, kiterr.New(kiterr.ExpectFileInvalid, "%s:%d: entry %q needs a reason after '#'", name, n, id)
+		case strings.ContainsAny(id, " \t"):
+			return nil, kiterr.New(kiterr.ExpectFileInvalid, "%s:%d: %q is not one vector id", name, n, id)
+		}
+		if _, dup := out[id]; dup {
+			return nil, kiterr.New(kiterr.ExpectFileInvalid, "%s:%d: %s is listed twice", name, n, id)
+		}
+		out[id] = reason
+	}
+	if err := sc.Err(); err != nil {
+		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "read %s", name)
+	}
+	return out, nil
+}
+
+// ReadExpectFail reads the list at path with [ParseExpectFail].
+func ReadExpectFail(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "open expected-failure list")
+	}
+	defer f.Close()
+	return ParseExpectFail(f, path)
+}
+
+// String renders the command for messages.
+func (p *Profile) String() string {
+	return fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.Command, " "))
+}

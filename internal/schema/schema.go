@@ -1,0 +1,167 @@
+// Package schema compiles the suite's JSON Schemas (draft 2020-12) and
+// validates values against them. It is the only importer of
+// github.com/santhosh-tekuri/jsonschema/v6.
+//
+// Schemas are served from the suite's fs.FS only, under the base URL
+// [BaseURL]: a $ref to any other URL is never fetched (SCHEMA_REF_REMOTE) and a
+// relative $ref that climbs out of the suite root is never read
+// (SCHEMA_REF_OUTSIDE). The 2020-12 meta-schemas come embedded in the library.
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// BaseURL is the absolute URL under which suite files are addressed while
+// compiling; "schemas/control.v1.json" is BaseURL+"schemas/control.v1.json".
+const BaseURL = "file:///conform-suite/"
+
+// MaxViolations is the most [Violation] values one validation reports.
+const MaxViolations = 16
+
+// Set compiles schemas of one suite on demand and caches them. Compile is
+// safe for concurrent use; so is Validate on the returned [*Schema].
+type Set struct {
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	cache    map[string]*Schema
+}
+
+// NewSet returns a [*Set] that reads schema files from fsys (the suite root).
+func NewSet(fsys fs.FS) *Set {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(loader{fsys: fsys})
+	c.AssertFormat()
+	return &Set{compiler: c, cache: map[string]*Schema{}}
+}
+
+// Compile compiles loc, a suite-relative file path with an optional JSON
+// Pointer fragment ("schemas/control.v1.json#/$defs/AllowBody"). Errors:
+// SCHEMA_INVALID, SCHEMA_REF_REMOTE, SCHEMA_REF_OUTSIDE, SUITE_NOT_FOUND.
+func (s *Set) Compile(loc string) (*Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.cache[loc]; ok {
+		return sch, nil
+	}
+	compiled, err := s.compiler.Compile(BaseURL + loc)
+	if err != nil {
+		// jsonschema v6 errors do not unwrap: look inside LoadURLError here.
+		var le *jsonschema.LoadURLError
+		var ke *kiterr.Error
+		if errors.As(err, &le) && errors.As(le.Err, &ke) {
+			return nil, &kiterr.Error{Code: ke.Code, Msg: "compile " + loc, Err: err}
+		}
+		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
+	}
+	sch := &Schema{Loc: loc, s: compiled, printer: message.NewPrinter(language.English)}
+	s.cache[loc] = sch
+	return sch, nil
+}
+
+// Schema is one compiled schema location.
+type Schema struct {
+	// Loc is the suite-relative location it was compiled from.
+	Loc     string
+	s       *jsonschema.Schema
+	printer *message.Printer
+}
+
+// Violation is one leaf failure of a validation: where in the instance, which
+// keyword (suite-relative schema location) and what.
+type Violation struct {
+	Instance string `json:"instance"`
+	Keyword  string `json:"keyword"`
+	Message  string `json:"message"`
+}
+
+// String renders "at /x: message (keyword)".
+func (v Violation) String() string {
+	inst := v.Instance
+	if inst == "" {
+		inst = "/"
+	}
+	return fmt.Sprintf("at %s: %s (%s)", inst, v.Message, v.Keyword)
+}
+
+// Validate checks v (a value as decoded by canon.Parse) and returns at most
+// [MaxViolations] leaf violations, sorted by instance location then keyword;
+// nil means valid.
+func (sch *Schema) Validate(v any) []Violation {
+	err := sch.s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Message: err.Error()}}
+	}
+	var out []Violation
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			inst := ""
+			for _, tok := range e.InstanceLocation {
+				inst += "/" + canon.EscapePointer(tok)
+			}
+			kw := strings.TrimPrefix(e.SchemaURL, BaseURL)
+			out = append(out, Violation{Instance: inst, Keyword: kw, Message: e.ErrorKind.LocalizedString(sch.printer)})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Instance != out[j].Instance {
+			return out[i].Instance < out[j].Instance
+		}
+		return out[i].Keyword < out[j].Keyword
+	})
+	if len(out) > MaxViolations {
+		out = out[:MaxViolations]
+	}
+	return out
+}
+
+type loader struct{ fsys fs.FS }
+
+// Load serves BaseURL-relative URLs from the suite fs.FS with the strict JSON
+// reader; anything else is refused without touching the network.
+func (l loader) Load(url string) (any, error) {
+	rel, ok := strings.CutPrefix(url, BaseURL)
+	if !ok {
+		if strings.HasPrefix(url, "file:///") {
+			return nil, kiterr.New(kiterr.SchemaRefOutside, "$ref %s is outside the suite root", url)
+		}
+		return nil, kiterr.New(kiterr.SchemaRefRemote, "$ref %s is remote; conform never fetches schemas", url)
+	}
+	clean := path.Clean(rel)
+	if clean != rel || !fs.ValidPath(clean) {
+		return nil, kiterr.New(kiterr.SchemaRefOutside, "$ref %s is outside the suite root", url)
+	}
+	data, err := fs.ReadFile(l.fsys, clean)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read schema %s", clean)
+	}
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "parse schema %s", clean)
+	}
+	return v, nil
+}

@@ -1,0 +1,267 @@
+// Package suite loads a conform suite from an fs.FS: the manifest
+// (suite.json), the digest manifest (MANIFEST.sha256), vector files and golden
+// summaries. Everything is plain JSON that any language can read; see
+// schemas/suite.schema.json and schemas/vector.schema.json.
+package suite
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/schema"
+)
+
+// Well-known suite-relative paths.
+const (
+	ManifestFile     = "suite.json"
+	DigestFile       = "MANIFEST.sha256"
+	SuiteSchemaFile  = "schemas/suite.schema.json"
+	VectorSchemaFile = "schemas/vector.schema.json"
+	ReportSchemaFile = "schemas/report.schema.json"
+)
+
+// DigestGlobs are the files MANIFEST.sha256 covers.
+var digestGlobs = []string{"suite.json", "schemas/**/*.json", "vectors/**/*.json", "golden/**/*.json"}
+
+// Manifest is suite.json.
+type Manifest struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Versions    []Version `json:"versions"`
+}
+
+// Version is one protocol version of the suite.
+type Version struct {
+	Version        int              `json:"version"`
+	Status         string           `json:"status"`
+	Schema         string           `json:"schema"`
+	Vectors        string           `json:"vectors"`
+	Golden         string           `json:"golden"`
+	ReplyBySubtype string           `json:"replyBySubtype"`
+	ControlTypes   []string         `json:"controlTypes"`
+	PassOver       []string         `json:"passOver"`
+	Normalize      []normalize.Spec `json:"normalize,omitempty"`
+}
+
+// Suite is a loaded suite. Its fields are read-only after [Load].
+type Suite struct {
+	FS       fs.FS
+	Manifest Manifest
+	// Digest is "sha256:" + the hex SHA-256 of MANIFEST.sha256's bytes.
+	Digest string
+	// Files maps each suite-relative path listed in MANIFEST.sha256 to its
+	// hex SHA-256.
+	Files map[string]string
+	// Schemas compiles the suite's schemas (shared, concurrency-safe).
+	Schemas *schema.Set
+	// Problems lists files whose digest differs from the manifest or that
+	// the manifest does not list (SUITE_DIGEST_MISMATCH, SUITE_FILE_UNLISTED),
+	// keyed by path. Vectors and golden files named here are invalid.
+	Problems map[string]error
+}
+
+// Options tune [Load].
+type Options struct {
+	// SkipDigest loads without reading MANIFEST.sha256 (used while golden
+	// files and the manifest are regenerated).
+	SkipDigest bool
+}
+
+// Load reads and checks suite.json and MANIFEST.sha256. Errors:
+// SUITE_NOT_FOUND (no suite.json), SUITE_INVALID, SCHEMA_INVALID,
+// SUITE_DIGEST_MISMATCH or SUITE_FILE_UNLISTED when suite.json or a schema
+// itself is affected (those make every result meaningless). Digest problems
+// of vector and golden files are kept in Suite.Problems instead.
+func Load(fsys fs.FS, opt Options) (*Suite, error) {
+	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Problems: map[string]error{}}
+	data, err := fs.ReadFile(fsys, ManifestFile)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
+	}
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
+	}
+	sch, err := s.Schemas.Compile(SuiteSchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	if vs := sch.Validate(v); vs != nil {
+		return nil, kiterr.New(kiterr.SuiteInvalid, "%s: %s", ManifestFile, vs[0])
+	}
+	if err := decode(data, &s.Manifest); err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "decode %s", ManifestFile)
+	}
+	seen := map[int]bool{}
+	for _, ver := range s.Manifest.Versions {
+		if seen[ver.Version] {
+			return nil, kiterr.New(kiterr.SuiteInvalid, "%s: version %d declared twice", ManifestFile, ver.Version)
+		}
+		seen[ver.Version] = true
+		if _, err := normalize.Compile(ver.Normalize); err != nil {
+			return nil, err
+		}
+	}
+	if opt.SkipDigest {
+		return s, nil
+	}
+	if err := s.verify(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Version returns the manifest entry of protocol version n, or VERSION_UNKNOWN.
+func (s *Suite) Version(n int) (*Version, error) {
+	for i := range s.Manifest.Versions {
+		if s.Manifest.Versions[i].Version == n {
+			return &s.Manifest.Versions[i], nil
+		}
+	}
+	return nil, kiterr.New(kiterr.VersionUnknown, "suite %q has no protocol version %d", s.Manifest.Name, n)
+}
+
+// verify reads MANIFEST.sha256 and compares every covered file.
+func (s *Suite) verify() error {
+	data, err := fs.ReadFile(s.FS, DigestFile)
+	if err != nil {
+		return kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+	}
+	sum := sha256.Sum256(data)
+	s.Digest = "sha256:" + hex.EncodeToString(sum[:])
+	s.Files = map[string]string{}
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		hexSum, name, ok := strings.Cut(line, "  ")
+		if !ok || len(hexSum) != 64 || name == "" {
+			return kiterr.New(kiterr.SuiteInvalid, "%s:%d: want \"<sha256>  <path>\"", DigestFile, i+1)
+		}
+		s.Files[name] = hexSum
+	}
+	actual, err := Digests(s.FS)
+	if err != nil {
+		return err
+	}
+	var fatal []string
+	for name, want := range s.Files {
+		got, ok := actual[name]
+		switch {
+		case !ok:
+			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s lists %s, which does not exist", DigestFile, name)
+		case got != want:
+			s.Problems[name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", name, got[:12], DigestFile, want[:12])
+		}
+	}
+	for name := range actual {
+		if _, ok := s.Files[name]; !ok {
+			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
+		}
+	}
+	for name, p := range s.Problems {
+		if name == ManifestFile || strings.HasPrefix(name, "schemas/") {
+			fatal = append(fatal, p.Error())
+		}
+	}
+	if len(fatal) > 0 {
+		slices.Sort(fatal)
+		return &kiterr.Error{Code: kiterr.CodeOf(s.Problems[firstFatal(s.Problems)]), Msg: strings.Join(fatal, "; ")}
+	}
+	return nil
+}
+
+func firstFatal(p map[string]error) string {
+	var names []string
+	for n := range p {
+		if n == ManifestFile || strings.HasPrefix(n, "schemas/") {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// Digests returns the hex SHA-256 of every file MANIFEST.sha256 covers,
+// keyed by suite-relative path.
+func Digests(fsys fs.FS) (map[string]string, error) {
+	out := map[string]string{}
+	for _, g := range digestGlobs {
+		names, err := doublestar.Glob(fsys, g, doublestar.WithFilesOnly())
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.IO, err, "glob %s", g)
+		}
+		for _, n := range names {
+			data, err := fs.ReadFile(fsys, n)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.IO, err, "read %s", n)
+			}
+			sum := sha256.Sum256(data)
+			out[n] = hex.EncodeToString(sum[:])
+		}
+	}
+	return out, nil
+}
+
+// DigestManifest renders MANIFEST.sha256 for digests: one
+// "<sha256>  <path>" line per file, sorted by path, LF-terminated
+// (the sha256sum format).
+func DigestManifest(digests map[string]string) []byte {
+	names := make([]string, 0, len(digests))
+	for n := range digests {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s  %s\n", digests[n], n)
+	}
+	return b.Bytes()
+}
+
+// GoldenPath returns the suite-relative golden file of a vector: the
+// version's golden folder, then the role's subfolder unless the role is
+// "agent", then <id>.json.
+func GoldenPath(ver *Version, role, id string) string {
+	if role == "" || role == "agent" {
+		return path.Join(ver.Golden, id+".json")
+	}
+	return path.Join(ver.Golden, role, id+".json")
+}
+
+// ReadGolden returns a vector's golden bytes. Errors: GOLDEN_MISSING,
+// GOLDEN_INVALID (not canonical RFC 8785 bytes, so it was not written by
+// 'conform golden --update'), or the file's digest problem.
+func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
+	p := GoldenPath(ver, role, id)
+	data, err := fs.ReadFile(s.FS, p)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.GoldenMissing, err, "vector %s has no golden file %s (run 'conform golden --update')", id, p)
+	}
+	if prob := s.Problems[p]; prob != nil {
+		return nil, prob
+	}
+	c, err := canon.CanonicalBytes(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.GoldenInvalid, err, "golden %s", p)
+	}
+	if !bytes.Equal(c, data) {
+		return nil, kiterr.New(kiterr.GoldenInvalid, "golden %s is not in RFC 8785 canonical form", p)
+	}
+	return data, nil
+}
+
+func decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}

@@ -1,0 +1,225 @@
+package suite
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/schema"
+)
+
+// Vector kinds and levels (schemas/vector.schema.json).
+const (
+	KindSession = "session"
+	KindMessage = "message"
+
+	LevelRequired      = "required"
+	LevelRecommended   = "recommended"
+	LevelInformational = "informational"
+)
+
+// Vector is one test vector file.
+type Vector struct {
+	ID          string   `json:"id"`
+	Version     int      `json:"version"`
+	Kind        string   `json:"kind"`
+	Level       string   `json:"level"`
+	Description string   `json:"description"`
+	Source      string   `json:"source"`
+	Tags        []string `json:"tags,omitempty"`
+
+	// Session vectors.
+	Role      string           `json:"role,omitempty"`
+	Send      []SendItem       `json:"send,omitempty"`
+	Expect    Expect           `json:"expect"`
+	Normalize []normalize.Spec `json:"normalize,omitempty"`
+
+	// Message vectors.
+	Definition string `json:"definition,omitempty"`
+	Message    any    `json:"message,omitempty"`
+	Valid      bool   `json:"valid,omitempty"`
+
+	// Path is the suite-relative file the vector was read from.
+	Path string `json:"-"`
+}
+
+// SendItem is one line written to the IUT (exactly one field is set).
+type SendItem struct {
+	Frame    any       `json:"frame,omitempty"`
+	Line     *string   `json:"line,omitempty"`
+	Base64   *string   `json:"base64,omitempty"`
+	Generate *Generate `json:"generate,omitempty"`
+}
+
+// Generate builds a long line: Prefix, then Repeat Count times, then Suffix.
+type Generate struct {
+	Prefix string `json:"prefix"`
+	Repeat string `json:"repeat"`
+	Count  int    `json:"count"`
+	Suffix string `json:"suffix"`
+}
+
+// Expect is what a session vector requires of the IUT.
+type Expect struct {
+	// Replies are request_id values that must each get one control_response.
+	Replies []any `json:"replies,omitempty"`
+	// Exit is "", "zero", "nonzero" or "any": the IUT must end by itself.
+	Exit string `json:"exit,omitempty"`
+}
+
+// Bytes returns the line to write for item, with its LF. A frame is written
+// in its RFC 8785 canonical form.
+func (it SendItem) Bytes() ([]byte, error) {
+	var b []byte
+	switch {
+	case it.Line != nil:
+		b = []byte(*it.Line)
+	case it.Base64 != nil:
+		d, err := base64.StdEncoding.DecodeString(*it.Base64)
+		if err != nil {
+			return nil, fmt.Errorf("base64: %w", err)
+		}
+		b = d
+	case it.Generate != nil:
+		g := it.Generate
+		b = make([]byte, 0, len(g.Prefix)+len(g.Repeat)*g.Count+len(g.Suffix)+1)
+		b = append(b, g.Prefix...)
+		for range g.Count {
+			b = append(b, g.Repeat...)
+		}
+		b = append(b, g.Suffix...)
+	default:
+		c, err := canon.Canonical(it.Frame)
+		if err != nil {
+			return nil, err
+		}
+		b = c
+	}
+	return append(b, '\n'), nil
+}
+
+// LoadError is a vector file that could not be loaded.
+type LoadError struct {
+	Path string
+	Err  error
+}
+
+// Vectors loads every vector file of version ver (ver.Vectors/**/*.json),
+// validating each against schemas/vector.schema.json. It returns the good
+// vectors sorted by id and one [LoadError] per bad file (VECTOR_INVALID with
+// line:column or the violated JSON Pointer, VECTOR_ID_MISMATCH,
+// VECTOR_ID_DUPLICATE, or the file's digest problem); a bad file never stops
+// the others from loading. The error return is for the kit itself
+// (SCHEMA_INVALID, IO).
+func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
+	sch, err := s.Schemas.Compile(VectorSchemaFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly())
+	if err != nil {
+		return nil, nil, kiterr.Wrap(kiterr.IO, err, "glob %s", ver.Vectors)
+	}
+	slices.Sort(names)
+	var out []*Vector
+	var bad []LoadError
+	byID := map[string]string{}
+	for _, name := range names {
+		v, err := s.loadVector(ver, name, sch.Validate)
+		if err == nil {
+			if prev, dup := byID[v.ID]; dup {
+				err = kiterr.New(kiterr.VectorIDDuplicate, "id %q is used by %s and %s", v.ID, prev, name)
+			} else if prob := s.Problems[name]; prob != nil {
+				err = prob
+			}
+		}
+		if err != nil {
+			bad = append(bad, LoadError{Path: name, Err: err})
+			continue
+		}
+		byID[v.ID] = name
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b *Vector) int { return strings.Compare(a.ID, b.ID) })
+	return out, bad, nil
+}
+
+func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (*Vector, error) {
+	data, err := fs.ReadFile(s.FS, name)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
+	}
+	raw, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
+	}
+	if vs := validate(raw); vs != nil {
+		msgs := make([]string, len(vs))
+		for i, v := range vs {
+			msgs[i] = v.String()
+		}
+		return nil, kiterr.New(kiterr.VectorInvalid, "%s violates %s: %s", name, VectorSchemaFile, strings.Join(msgs, "; "))
+	}
+	var v Vector
+	if err := decode(data, &v); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
+	}
+	v.Path = name
+	if base := path.Base(name); base != v.ID+".json" {
+		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", name, v.ID)
+	}
+	if v.Version != ver.Version {
+		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", name, v.Version, ver.Version)
+	}
+	if _, err := normalize.Compile(v.Normalize); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
+	}
+	for i, it := range v.Send {
+		if _, err := it.Bytes(); err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", name, i)
+		}
+	}
+	return &v, nil
+}
+
+// Select keeps the vectors whose id matches any of the doublestar globs
+// (all vectors when globs is empty). Each glob must match at least one
+// vector: one that matches none is FILTER_NO_MATCH (never a green run of
+// nothing). Bad globs are USAGE errors.
+func Select(vs []*Vector, globs []string) ([]*Vector, error) {
+	if len(globs) == 0 {
+		return vs, nil
+	}
+	hit := make([]bool, len(globs))
+	var out []*Vector
+	for _, v := range vs {
+		keep := false
+		for i, g := range globs {
+			ok, err := doublestar.Match(g, v.ID)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.Usage, err, "filter %q", g)
+			}
+			if ok {
+				hit[i] = true
+				keep = true
+			}
+		}
+		if keep {
+			out = append(out, v)
+		}
+	}
+	for i, g := range globs {
+		if !hit[i] {
+			return nil, kiterr.New(kiterr.FilterNoMatch, "filter %q matches no vector", g)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,363 @@
+// Package reference is conform's Go reference implementation of the control
+// protocol. Its output generates the golden files (conform golden --update);
+// `conform run` with no IUT command certifies it by re-executing the conform
+// binary as `conform reference`.
+//
+// Version 1 is descriptive: the agent role answers exactly as the Claude Code
+// CLI 2.1.332 was observed to answer offline (impl/claude-code/OBSERVED.md),
+// with its dynamic values (version, build time, model ids) fixed so the
+// output is deterministic. Every behaviour below names its observation.
+package reference
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Fixed values the reference reports where the CLI reports its own build;
+// vectors normalize them by format (semver, rfc3339).
+const (
+	Version          = "0.1.0"
+	BuildTime        = "2026-11-30T00:00:00Z"
+	OldestDesktopSDK = "0.0.0"
+	// DefaultModel is the model a fresh session uses (observed 2.1.332:
+	// claude-opus-5-5 offline with no settings).
+	DefaultModel = "claude-opus-5-5"
+)
+
+// permissionModes are the modes set_permission_mode accepts, in the order
+// the CLI's error message lists them (observed 2.1.332).
+var permissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"}
+
+// ExitError is returned by [Agent.Serve] when the agent must end with a
+// nonzero status (the CLI exits 1 on a line it cannot parse).
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// Agent is the agent role of protocol version 1. The zero value is not
+// ready; use [NewAgent].
+type Agent struct {
+	model string
+	mode  string
+}
+
+// NewAgent returns an agent in its initial state: DefaultModel, mode "default".
+func NewAgent() *Agent { return &Agent{model: DefaultModel, mode: "default"} }
+
+// Serve reads JSON lines from r until EOF and writes one reply line per
+// control_request to w. It returns nil at EOF, an [*ExitError] for input the
+// CLI treats as fatal (a line that is not JSON, JSON null, a control_request
+// without its request object; observed 2.1.332: exit status 1 and a message
+// on stderr), or the write error. Lines may be of any length.
+func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriter(w)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, rerr := br.ReadBytes('\n')
+		if len(line) > 0 {
+			out, err := a.Handle(line)
+			if err != nil {
+				bw.Flush()
+				return err
+			}
+			if out != nil {
+				bw.Write(out)
+				bw.WriteByte('\n')
+			}
+			// Flush when no more input is buffered, so pipelined requests
+			// are answered in one write and a lone request is never held.
+			if br.Buffered() == 0 {
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if rerr == io.EOF {
+			return bw.Flush()
+		}
+		if rerr != nil {
+			bw.Flush()
+			return rerr
+		}
+	}
+}
+
+// Handle answers one input line (with or without its LF) and returns the
+// reply line without LF, nil for a line that gets no reply, or an
+// [*ExitError] for a fatal line.
+func (a *Agent) Handle(line []byte) ([]byte, error) {
+	line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a leading BOM is accepted (observed 2.1.332)
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil, nil // blank lines are skipped (observed 2.1.332)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("trailing data")
+	}
+	if err == nil {
+		var extra any
+		if dec.Decode(&extra) != io.EOF {
+			err = fmt.Errorf("trailing data")
+		}
+	}
+	if err != nil {
+		return nil, &ExitError{Code: 1, Msg: fmt.Sprintf("Error parsing streaming input line (type=%s, %d chars): SyntaxError", peekType(trimmed), len([]rune(string(trimmed))))}
+	}
+	if v == nil {
+		return nil, &ExitError{Code: 1, Msg: "Error parsing streaming input line (type=unknown, 4 chars): TypeError"}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil // arrays, numbers, strings, booleans are ignored (observed 2.1.332)
+	}
+	if obj["type"] != "control_request" {
+		// control_response for an unknown id, control_cancel_request for an
+		// unknown id, unknown or missing type: ignored (observed 2.1.332).
+		return nil, nil
+	}
+	req, present := obj["request"]
+	if !present || req == nil {
+		return nil, &ExitError{Code: 1, Msg: "Error: Missing request on control_request"}
+	}
+	id, hasID := obj["request_id"]
+	body, _ := req.(map[string]any)
+	subtype := jsString(body, "subtype")
+	payload, errReply := a.dispatch(subtype, body)
+	resp := map[string]any{}
+	if hasID {
+		resp["request_id"] = echoID(id)
+	}
+	if errReply != nil {
+		resp["subtype"] = "error"
+		for k, v := range errReply {
+			resp[k] = v
+		}
+	} else {
+		resp["subtype"] = "success"
+		if payload != nil {
+			resp["response"] = payload
+		}
+		if subtype == "initialize" {
+			// Beside the inner response, not in it (observed 2.1.332).
+			resp["pending_permission_requests"] = []any{}
+			resp["pending_user_dialog_requests"] = []any{}
+		}
+	}
+	return marshal(map[string]any{"type": "control_response", "response": resp})
+}
+
+// dispatch returns the success payload (nil for none) or the error members.
+func (a *Agent) dispatch(subtype string, body map[string]any) (map[string]any, map[string]any) {
+	switch subtype {
+	case "initialize":
+		return a.initialize(), nil
+	case "interrupt":
+		return map[string]any{"still_queued": []any{}}, nil
+	case "set_model":
+		return a.setModel(body)
+	case "set_permission_mode":
+		return a.setPermissionMode(body)
+	case "set_max_thinking_tokens":
+		switch t := body["max_thinking_tokens"].(type) {
+		case nil:
+			return nil, nil
+		case json.Number:
+			if _, err := t.Int64(); err == nil {
+				return nil, nil
+			}
+		}
+		return nil, errorMembers(`set_max_thinking_tokens: max_thinking_tokens must be an integer or null and thinking_display must be "summarized", "omitted", "highlights", or null`, "")
+	case "get_binary_version":
+		return map[string]any{"version": Version, "buildTime": BuildTime, "oldestDesktopSdk": OldestDesktopSDK}, nil
+	case "mcp_status":
+		return map[string]any{"mcpServers": []any{}}, nil
+	case "get_context_usage":
+		return a.contextUsage(), nil
+	case "rewind_files":
+		const msg = "File rewinding is not enabled."
+		if body["dry_run"] == true {
+			return map[string]any{"canRewind": false, "error": msg}, nil
+		}
+		return nil, errorMembers(msg, "")
+	case "mcp_reconnect", "mcp_toggle":
+		return nil, errorMembers("Server not found: "+jsString(body, "serverName"), "")
+	case "stop_task":
+		return map[string]any{}, nil
+	}
+	return nil, errorMembers("Unsupported control request subtype: "+subtype, "unsupported_request")
+}
+
+// setModel mirrors 2.1.332 offline: family aliases resolve to a full id,
+// "default", null or a missing model select the default, "" is not in the
+// catalog, a non-string is invalid, and any other name cannot be checked
+// offline. Errors carry the current model.
+func (a *Agent) setModel(body map[string]any) (map[string]any, map[string]any) {
+	raw, present := body["model"]
+	if !present || raw == nil {
+		a.model = DefaultModel
+		return map[string]any{"model": a.model}, nil
+	}
+	name, ok := raw.(string)
+	if !ok {
+		e := errorMembers("set_model: model must be a string", "invalid_request")
+		e["model"] = a.model
+		return nil, e
+	}
+	base, _, _ := strings.Cut(name, "[")
+	switch base {
+	case "default":
+		a.model = DefaultModel
+	case "sonnet", "opus", "haiku":
+		a.model = "claude-" + base + "-5-5"
+	case "":
+		e := errorMembers(`Model "(unrecognized model name)" is not a recognized model id. Run /model to see available models.`, "catalog_unknown")
+		e["model"] = a.model
+		return nil, e
+	default:
+		e := errorMembers("Network error. Please check your internet connection · model not changed", "check_unreachable")
+		e["model"] = a.model
+		return nil, e
+	}
+	return map[string]any{"model": a.model}, nil
+}
+
+func (a *Agent) setPermissionMode(body map[string]any) (map[string]any, map[string]any) {
+	mode, _ := body["mode"].(string)
+	switch mode {
+	case "bypassPermissions":
+		return nil, errorMembers("Cannot set permission mode to bypassPermissions because the session was not launched with --dangerously-skip-permissions", "bypass_not_launched")
+	case "acceptEdits", "auto", "default", "dontAsk", "plan":
+		a.mode = mode
+		return map[string]any{"mode": mode}, nil
+	}
+	return nil, errorMembers("Cannot set permission mode: must be one of "+strings.Join(permissionModes, ", "), "invalid_mode")
+}
+
+// initialize returns a small session description; the CLI's is large and
+// build-specific, and vectors normalize it as any-object.
+func (a *Agent) initialize() map[string]any {
+	return map[string]any{
+		"commands":                []any{},
+		"agents":                  []any{},
+		"output_style":            "default",
+		"available_output_styles": []any{"default"},
+		"models":                  []any{map[string]any{"value": "default", "resolvedModel": DefaultModel}},
+		"account":                 map[string]any{},
+		"current_permission_mode": a.mode,
+	}
+}
+
+func (a *Agent) contextUsage() map[string]any {
+	return map[string]any{
+		"categories":  []any{},
+		"model":       a.model,
+		"totalTokens": json.Number("0"),
+		"maxTokens":   json.Number("200000"),
+	}
+}
+
+func errorMembers(msg, code string) map[string]any {
+	m := map[string]any{"error": msg}
+	if code != "" {
+		m["error_code"] = code
+	}
+	return m
+}
+
+// jsString renders body[key] as JavaScript's String() would for the values
+// the CLI interpolates into messages ("undefined" when absent).
+func jsString(body map[string]any, key string) string {
+	if body == nil {
+		return "undefined"
+	}
+	v, ok := body[key]
+	if !ok {
+		return "undefined"
+	}
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return "null"
+	case bool:
+		if t {
+			return "true"
+		}
+		return "false"
+	case json.Number:
+		f, err := t.Float64()
+		if err != nil {
+			return string(t)
+		}
+		b, _ := json.Marshal(f)
+		return string(b)
+	case []any:
+		return "" // String([]) is "", good enough for the observed cases
+	default:
+		return "[object Object]"
+	}
+}
+
+// echoID returns a request_id as JavaScript's JSON round trip would: numbers
+// become binary64 values (1e3 -> 1000, -0 -> 0, 1e400 -> null; observed
+// 2.1.332), everything else unchanged.
+func echoID(id any) any {
+	n, ok := id.(json.Number)
+	if !ok {
+		return id
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return nil
+	}
+	if f == 0 {
+		return json.Number("0")
+	}
+	b, _ := json.Marshal(f)
+	return json.Number(b)
+}
+
+func peekType(line []byte) string {
+	var probe struct {
+		Type string `json:"type"`
+	}
+	// The CLI names the type when it can read one before the syntax error.
+	i := bytes.Index(line, []byte(`"type":"`))
+	if i >= 0 {
+		rest := line[i+8:]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 {
+			probe.Type = string(rest[:j])
+		}
+	}
+	if probe.Type == "" {
+		return "unknown"
+	}
+	return probe.Type
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,205 @@
+package runner
+
+import (
+	"github.com/conform-kit/conform/internal/proc"
+)
+
+// Status is the verdict of one vector.
+type Status string
+
+// Verdicts, from the most to the least severe for a vector that did not pass.
+const (
+	// Invalid: the vector, its golden file or its digest is bad (a kit input
+	// error, exit 2); the IUT was not judged on it.
+	Invalid Status = "INVALID"
+	// Crash: the IUT exited, or was killed by a signal it was not sent,
+	// before it answered, or ended with a nonzero status after stdin closed.
+	Crash Status = "CRASH"
+	// Timeout: an expected reply (or the expected exit) did not come within
+	// the per-vector timeout.
+	Timeout Status = "TIMEOUT"
+	// ProtocolError: the IUT wrote something the control channel forbids: a
+	// line that is not one JSON object, a frame type the suite does not know,
+	// a reply to a request_id never sent, a second reply to one request_id, an
+	// over-long or unterminated line, or it closed stdout early.
+	ProtocolError Status = "PROTOCOL_ERROR"
+	// SchemaViolation: a control frame (or a reply body, checked against the
+	// request it answers) does not validate against the version's schema.
+	SchemaViolation Status = "SCHEMA_VIOLATION"
+	// Fail: the normalized canonical summary differs from the golden bytes,
+	// or a normalized value failed its format.
+	Fail Status = "FAIL"
+	// Pass: the summary equals the golden bytes and nothing else went wrong.
+	Pass Status = "PASS"
+	// XFail: did not pass, and the expected-failure list names it.
+	XFail Status = "XFAIL"
+	// XPass: passed, but the expected-failure list names it (a failure: the
+	// list is stale).
+	XPass Status = "XPASS"
+	// NotRun: the run was interrupted before the vector finished.
+	NotRun Status = "NOT_RUN"
+)
+
+// severity orders the statuses a vector can get from its findings.
+var severity = map[Status]int{Crash: 6, Timeout: 5, ProtocolError: 4, SchemaViolation: 3, Fail: 2, Pass: 0}
+
+// Finding codes: what the runner saw, as data. Codes are public API.
+const (
+	FindingFrameNotJSON      = "FRAME_NOT_JSON"
+	FindingFrameDuplicateKey = "FRAME_DUPLICATE_KEY"
+	FindingFrameInexact      = "FRAME_NUMBER_INEXACT"
+	FindingFrameNotObject    = "FRAME_NOT_OBJECT"
+	FindingFrameTooLarge     = "FRAME_TOO_LARGE"
+	FindingFramePartial      = "FRAME_PARTIAL"
+	FindingFrameTypeUnknown  = "FRAME_TYPE_UNKNOWN"
+	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
+	FindingReplyDuplicate    = "REPLY_DUPLICATE"
+	FindingReplyMissing      = "REPLY_MISSING"
+	FindingFrameSchema       = "FRAME_SCHEMA"
+	FindingReplyBodySchema   = "REPLY_BODY_SCHEMA"
+	FindingNormalizeFormat   = "NORMALIZE_FORMAT"
+	FindingGoldenMismatch    = "GOLDEN_MISMATCH"
+	FindingExitEarly         = "EXIT_EARLY"
+	FindingExitNonzero       = "EXIT_NONZERO"
+	FindingExitMissing       = "EXIT_MISSING"
+	FindingKilledBySignal    = "KILLED_BY_SIGNAL"
+	FindingStdoutClosed      = "STDOUT_CLOSED"
+	FindingLingered          = "IUT_LINGERED"
+	FindingExpectedFailure   = "EXPECTED_FAILURE"
+	FindingUnexpectedPass    = "UNEXPECTED_PASS"
+)
+
+// Finding is one observation about a vector. Status is the verdict it
+// implies ("" for a note that does not change the verdict).
+type Finding struct {
+	Code    string `json:"code"`
+	Status  Status `json:"status,omitempty"`
+	Message string `json:"message"`
+}
+
+// Result is the outcome of one vector.
+type Result struct {
+	ID    string `json:"id"`
+	Level string `json:"level"`
+	// Status is the verdict; for informational vectors it is what happened,
+	// and never fails certification.
+	Status Status `json:"status"`
+	Path   string `json:"path,omitempty"`
+	// DurationMS is the wall time of the vector in milliseconds.
+	DurationMS int64     `json:"duration_ms"`
+	Findings   []Finding `json:"findings,omitempty"`
+	// Reason is the expected-failure reason for XFAIL and XPASS.
+	Reason string `json:"reason,omitempty"`
+	// Expected and Actual are the golden and actual canonical bytes, set
+	// when the vector did not pass.
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	// Diff is a go-cmp diff of Expected and Actual for people (not stable).
+	Diff string `json:"-"`
+	// Exit is how the IUT ended.
+	Exit *proc.Exit `json:"exit,omitempty"`
+	// Stderr holds the last bytes of the IUT's stderr when it did not pass.
+	Stderr string `json:"stderr,omitempty"`
+	// summary is the actual canonical bytes (also when it passed).
+	summary []byte
+}
+
+// Failed reports whether the result fails certification: a required or
+// recommended vector that is neither PASS nor XFAIL, or any XPASS/INVALID.
+func (r Result) Failed() bool {
+	switch r.Status {
+	case Pass, XFail:
+		return false
+	case XPass, Invalid:
+		return true
+	}
+	return r.Level != "informational"
+}
+
+// Counts summarizes a report.
+type Counts struct {
+	Total         int `json:"total"`
+	Passed        int `json:"passed"`
+	Failed        int `json:"failed"`
+	XFail         int `json:"xfail"`
+	XPass         int `json:"xpass"`
+	Informational int `json:"informational"`
+	Invalid       int `json:"invalid"`
+	NotRun        int `json:"not_run"`
+}
+
+// SuiteInfo identifies the suite a report was made with.
+type SuiteInfo struct {
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	Role    string `json:"role"`
+	Digest  string `json:"digest"`
+}
+
+// Implementation identifies the IUT.
+type Implementation struct {
+	Name    string   `json:"name"`
+	Command []string `json:"command"`
+}
+
+// Problem is a kit input error reported with the run (exit 2).
+type Problem struct {
+	Path    string `json:"path,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Report is the outcome of a run; its JSON form is defined by
+// schemas/report.schema.json.
+type Report struct {
+	Suite          SuiteInfo      `json:"suite"`
+	Implementation Implementation `json:"implementation"`
+	Summary        Counts         `json:"summary"`
+	Results        []Result       `json:"results"`
+	// Stale lists expected-failure entries that name no vector of this
+	// run's suite version and role (each fails the run).
+	Stale []string `json:"stale,omitempty"`
+	// Problems lists kit input errors (bad vector files, digests).
+	Problems []Problem `json:"problems,omitempty"`
+	// Interrupted is true when the run was cancelled before it finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// ExitCode returns the process exit status for the report: 0 pass
+// (expected failures allowed), 1 failures, 2 invalid suite input, 130
+// interrupted.
+func (r *Report) ExitCode() int {
+	switch {
+	case r.Interrupted:
+		return 130
+	case len(r.Problems) > 0:
+		return 2
+	case r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
+		return 1
+	}
+	return 0
+}
+
+func (r *Report) count() {
+	c := Counts{Total: len(r.Results)}
+	for _, res := range r.Results {
+		switch {
+		case res.Status == NotRun:
+			c.NotRun++
+		case res.Status == Invalid:
+			c.Invalid++
+			c.Failed++
+		case res.Status == XFail:
+			c.XFail++
+		case res.Status == XPass:
+			c.XPass++
+		case res.Level == "informational":
+			c.Informational++
+		case res.Status == Pass:
+			c.Passed++
+		default:
+			c.Failed++
+		}
+	}
+	r.Summary = c
+}

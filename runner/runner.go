@@ -1,0 +1,366 @@
+// Package runner certifies an implementation under test (IUT) against a
+// conform suite: it loads every vector of one protocol version and role,
+// starts the IUT once per vector, drives it over stdin/stdout, validates and
+// normalizes what it writes, canonicalizes it (RFC 8785) and compares the
+// bytes with the golden summary.
+//
+// Conformance failures are data ([Result], [Finding]); Go errors returned
+// here are failures of the kit itself and carry a stable code
+// (see [Code] and [CodeOf]).
+package runner
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/schema"
+	"github.com/conform-kit/conform/internal/suite"
+)
+
+// Suite is a loaded suite (see [Open]).
+type Suite = suite.Suite
+
+// Vector is one test vector.
+type Vector = suite.Vector
+
+// Error is the kit's error type; Code is stable.
+type Error = kiterr.Error
+
+// Code is a stable error code such as "FILTER_NO_MATCH".
+type Code = kiterr.Code
+
+// CodeOf returns the stable code of err, or "".
+func CodeOf(err error) Code { return kiterr.CodeOf(err) }
+
+// Open loads the suite rooted at fsys and verifies MANIFEST.sha256. Errors:
+// SUITE_NOT_FOUND, SUITE_INVALID, SCHEMA_INVALID, SUITE_DIGEST_MISMATCH.
+func Open(fsys fs.FS) (*Suite, error) { return suite.Load(fsys, suite.Options{}) }
+
+// Defaults for [Config] fields left zero.
+const (
+	DefaultTimeout   = 10 * time.Second
+	DefaultGrace     = 3 * time.Second
+	DefaultKillAfter = 1 * time.Second
+	DefaultMaxLine   = 1 << 20  // bytes
+	DefaultStderrMax = 16 << 10 // bytes
+)
+
+// Config says what to run. Zero values take the documented defaults.
+type Config struct {
+	Suite *Suite
+	// Version is the protocol version (default 1).
+	Version int
+	// Role is the role the IUT plays (default "agent").
+	Role string
+	// Implementation names the IUT in reports (default: the command's base name).
+	Implementation string
+	// Command is the IUT's argv (required); it is never run through a shell.
+	Command []string
+	// Env adds variables to the IUT's minimal environment (PATH from the
+	// caller, HOME set to a fresh temporary directory). With InheritEnv the
+	// caller's whole environment is passed first.
+	Env        map[string]string
+	InheritEnv bool
+	// Filters are doublestar globs over vector ids; each must match.
+	Filters []string
+	// ExpectFail maps vector id to the reason it is expected to fail.
+	ExpectFail map[string]string
+	// Jobs is how many vectors run at once (default: number of CPUs).
+	Jobs int
+	// Timeout bounds the wait for a vector's replies or expected exit
+	// (default 10 s). Grace is how long the IUT gets to exit after stdin is
+	// closed (default 3 s); KillAfter is the wait between SIGTERM and SIGKILL
+	// (default 1 s).
+	Timeout, Grace, KillAfter time.Duration
+	// MaxLine is the longest stdout line accepted, in bytes (default 1 MiB).
+	MaxLine int
+	// StderrMax is how many trailing bytes of stderr are kept (default 16 KiB).
+	StderrMax int
+	// Progress, if set, is called once per finished vector, from one
+	// goroutine at a time.
+	Progress func(Result)
+	// TempDir is where per-vector HOME and working directories are made
+	// (default os.TempDir()).
+	TempDir string
+}
+
+func (c *Config) defaults() {
+	if c.Version == 0 {
+		c.Version = 1
+	}
+	if c.Role == "" {
+		c.Role = "agent"
+	}
+	if c.Jobs <= 0 {
+		c.Jobs = runtime.NumCPU()
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.KillAfter <= 0 {
+		c.KillAfter = DefaultKillAfter
+	}
+	if c.MaxLine <= 0 {
+		c.MaxLine = DefaultMaxLine
+	}
+	if c.StderrMax <= 0 {
+		c.StderrMax = DefaultStderrMax
+	}
+	if c.Implementation == "" && len(c.Command) > 0 {
+		c.Implementation = path.Base(c.Command[0])
+	}
+	if c.TempDir == "" {
+		c.TempDir = os.TempDir()
+	}
+}
+
+// plan is what a run needs, prepared once: compiled schemas, normalizers
+// and the vectors with their golden bytes.
+type plan struct {
+	cfg       Config
+	ver       *suite.Version
+	root      *schema.Schema
+	bySubtype map[string]*schema.Schema
+	rules     []normalize.Rule
+	control   map[string]bool
+	passOver  map[string]bool
+	vectors   []*suite.Vector
+	problems  []Problem
+	invalid   map[string]Problem
+}
+
+// prepare loads and compiles everything a run of cfg needs. Vector files
+// that fail to load become Problems (other vectors still run).
+func prepare(cfg Config) (*plan, error) {
+	if cfg.Suite == nil {
+		return nil, kiterr.New(kiterr.Usage, "no suite")
+	}
+	s := cfg.Suite
+	ver, err := s.Version(cfg.Version)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{cfg: cfg, ver: ver, bySubtype: map[string]*schema.Schema{}, invalid: map[string]Problem{},
+		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
+	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
+		return nil, err
+	}
+	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range subtypes {
+		sch, err := s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st))
+		if err != nil {
+			return nil, err
+		}
+		p.bySubtype[st] = sch
+	}
+	if p.rules, err = normalize.Compile(ver.Normalize); err != nil {
+		return nil, err
+	}
+	all, bad, err := s.Vectors(ver)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bad {
+		p.problems = append(p.problems, Problem{Path: b.Path, Code: string(kiterr.CodeOf(b.Err)), Message: b.Err.Error()})
+	}
+	var sessions []*suite.Vector
+	for _, v := range all {
+		if v.Kind == suite.KindSession && v.Role == cfg.Role {
+			sessions = append(sessions, v)
+		}
+	}
+	if len(sessions) == 0 && len(bad) == 0 {
+		return nil, kiterr.New(kiterr.FilterNoMatch, "suite version %d has no %s-role session vectors", cfg.Version, cfg.Role)
+	}
+	if p.vectors, err = suite.Select(sessions, cfg.Filters); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// memberNames returns the member names of the object at fragment ptr
+// ("#/a/b") in the JSON file at file.
+func memberNames(fsys fs.FS, file, ptr string) ([]string, error) {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s", file)
+	}
+	doc, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "parse %s", file)
+	}
+	cur := doc
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "#/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, kiterr.New(kiterr.SchemaInvalid, "%s%s: not an object", file, ptr)
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, kiterr.New(kiterr.SchemaInvalid, "%s%s: no member %q", file, ptr, tok)
+		}
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s%s: not an object", file, ptr)
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+func set(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// Run runs every selected session vector of cfg.Suite against cfg.Command
+// and returns the report. Results are in vector id order whatever Jobs is.
+// When ctx is cancelled, running IUTs are killed, finished results are kept
+// and the rest are NOT_RUN, and Report.Interrupted is set (no error).
+// Errors: USAGE, VERSION_UNKNOWN, SCHEMA_INVALID, FILTER_NO_MATCH (a filter
+// that matches nothing, or no vectors at all), EXPECT_FILE_INVALID, IUT_START
+// (the command cannot be started: exit 3).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	if len(cfg.Command) == 0 {
+		return nil, kiterr.New(kiterr.Usage, "no IUT command")
+	}
+	p, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
+		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
+		Problems:       p.problems,
+	}
+	known := map[string]*suite.Vector{}
+	all, _, _ := cfg.Suite.Vectors(p.ver)
+	for _, v := range all {
+		if v.Kind == suite.KindSession && v.Role == cfg.Role {
+			known[v.ID] = v
+		}
+	}
+	for id := range cfg.ExpectFail {
+		if v, ok := known[id]; !ok || v.Level == suite.LevelInformational {
+			rep.Stale = append(rep.Stale, id)
+		}
+	}
+	slices.Sort(rep.Stale)
+
+	results, startErr := p.runAll(ctx, p.vector)
+	if startErr != nil {
+		return nil, startErr
+	}
+	for i := range results {
+		applyExpectations(&results[i], cfg.ExpectFail)
+	}
+	rep.Results = results
+	rep.Interrupted = ctx.Err() != nil
+	rep.count()
+	return rep, nil
+}
+
+func applyExpectations(r *Result, expect map[string]string) {
+	reason, listed := expect[r.ID]
+	if !listed || r.Status == NotRun || r.Status == Invalid || r.Level == suite.LevelInformational {
+		return
+	}
+	r.Reason = reason
+	if r.Status == Pass {
+		r.Status = XPass
+		r.Findings = append(r.Findings, Finding{Code: FindingUnexpectedPass, Status: XPass, Message: "listed as an expected failure but passed: remove it from the list (" + reason + ")"})
+		return
+	}
+	r.Findings = append(r.Findings, Finding{Code: FindingExpectedFailure, Message: "expected failure: " + reason})
+	r.Status = XFail
+}
+
+// runAll runs p.vectors on cfg.Jobs workers. It returns an IUT_START error
+// when the command cannot be started at all.
+func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vector) (Result, error)) ([]Result, error) {
+	results := make([]Result, len(p.vectors))
+	for i, v := range p.vectors {
+		results[i] = Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		startErr error
+		wg       sync.WaitGroup
+	)
+	jobs := make(chan int)
+	for range min(p.cfg.Jobs, len(p.vectors)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				res, err := fn(runCtx, p.vectors[i])
+				mu.Lock()
+				if err != nil {
+					if startErr == nil {
+						startErr = err
+					}
+					cancel()
+				} else if runCtx.Err() == nil || res.Status != NotRun {
+					results[i] = res
+					if p.cfg.Progress != nil {
+						p.cfg.Progress(res)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range p.vectors {
+		select {
+		case jobs <- i:
+		case <-runCtx.Done():
+		}
+		if runCtx.Err() != nil {
+			break
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return results, startErr
+}
+
+// vector runs one vector, turning golden-file problems into INVALID results.
+func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
+	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
+	if gerr != nil {
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: string(kiterr.CodeOf(gerr)), Status: Invalid, Message: gerr.Error()}}}, nil
+	}
+	out, err := p.session(ctx, v)
+	if err != nil {
+		return Result{}, err
+	}
+	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
+	return res, nil
+}

@@ -1,0 +1,442 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/suite"
+)
+
+// Summary is the golden summary of one session vector: what the IUT wrote on
+// the control channel, normalized, in canonical order. Its RFC 8785 bytes are
+// golden/v<N>/<id>.json.
+//
+//	{"exit":"nonzero","frames":[...],"vector":"<id>"}
+//
+// Frames holds every control frame (suite.json controlTypes) the IUT wrote,
+// each normalized, sorted by its canonical bytes, so reply order never
+// matters. Exit ("zero", "nonzero" or "signal") is present only when the
+// vector expects the IUT to end by itself.
+type Summary struct {
+	Exit   string `json:"exit,omitempty"`
+	Frames []any  `json:"frames"`
+	Vector string `json:"vector"`
+}
+
+// outcome is what one session observed, before comparison with the golden.
+type outcome struct {
+	findings []Finding
+	summary  []byte
+	exit     proc.Exit
+	stderr   []byte
+	elapsed  time.Duration
+	// unmatched lists vector-level normalizers that matched nothing.
+	unmatched []string
+	notRun    bool
+}
+
+func (o *outcome) add(code string, st Status, format string, args ...any) {
+	o.findings = append(o.findings, Finding{Code: code, Status: st, Message: fmt.Sprintf(format, args...)})
+}
+
+// result turns an outcome into a Result by comparing it with golden.
+func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string) Result {
+	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary}
+	if o.notRun {
+		r.Status = NotRun
+		return r
+	}
+	r.Findings = o.findings
+	if !compare.Equal(golden, o.summary) {
+		r.Findings = append(r.Findings, Finding{Code: FindingGoldenMismatch, Status: Fail,
+			Message: "normalized canonical output differs from " + goldenPath})
+		r.Diff = compare.Diff(golden, o.summary)
+	}
+	r.Status = Pass
+	for _, f := range r.Findings {
+		if severity[f.Status] > severity[r.Status] {
+			r.Status = f.Status
+		}
+	}
+	exit := o.exit
+	r.Exit = &exit
+	if r.Status != Pass {
+		r.Expected = string(golden)
+		r.Actual = string(o.summary)
+		r.Stderr = string(o.stderr)
+	}
+	return r
+}
+
+// request is one control_request the runner sent.
+type request struct {
+	subtype string
+	replies int
+}
+
+// session runs one vector against a fresh IUT process. Its error is
+// IUT_START only; everything the IUT does is in the outcome.
+func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
+	o := &outcome{}
+	if ctx.Err() != nil {
+		o.notRun = true
+		return o, nil
+	}
+	rules, err := normalize.Compile(append(slices.Clone(p.ver.Normalize), v.Normalize...))
+	if err != nil {
+		return nil, err // checked at load time; unreachable in practice
+	}
+	input := make([][]byte, len(v.Send))
+	sent := map[string]*request{}
+	for i, it := range v.Send {
+		b, err := it.Bytes()
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
+		}
+		input[i] = b
+		trackRequest(sent, b)
+	}
+	expected := map[string]bool{}
+	for _, id := range v.Expect.Replies {
+		expected[key(id)] = true
+	}
+	// mustExit: the IUT must end by itself. mayExit: it must either answer
+	// every expected reply or end by itself; the summary records which.
+	mustExit := v.Expect.Exit != "" && len(v.Expect.Replies) == 0
+	mayExit := v.Expect.Exit != "" && !mustExit
+
+	dir, err := os.MkdirTemp(p.cfg.TempDir, "conform-iut-")
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.IO, err, "make IUT directory")
+	}
+	defer os.RemoveAll(dir)
+	home := dir + "/home"
+	work := dir + "/work"
+	for _, d := range []string{home, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, kiterr.Wrap(kiterr.IO, err, "make IUT directory")
+		}
+	}
+
+	start := time.Now()
+	pr, err := proc.Start(ctx, proc.Config{
+		Argv: p.cfg.Command, Env: p.env(home), Dir: work,
+		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
+	}, input)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))
+	}
+
+	var frames []any
+	handle := func(ln proc.Line) {
+		if f := p.frame(o, ln, sent); f != nil {
+			frames = append(frames, f)
+		}
+	}
+	done := func() bool {
+		if mustExit {
+			return false
+		}
+		for k := range expected {
+			if r := sent[k]; r == nil || r.replies == 0 {
+				return false
+			}
+		}
+		return true
+	}
+
+	timer := time.NewTimer(p.cfg.Timeout)
+	defer timer.Stop()
+	lines := pr.Lines()
+	exited, timedOut, eof := false, false, false
+wait:
+	for !done() {
+		select {
+		case ln, ok := <-lines:
+			if !ok {
+				lines, eof = nil, true
+				if !mustExit && !mayExit {
+					break wait
+				}
+				continue
+			}
+			handle(ln)
+		case <-pr.Exited():
+			exited = true
+			break wait
+		case <-timer.C:
+			timedOut = true
+			break wait
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	pendingAtBreak := pendingReplies(expected, sent)
+
+	stopped := make(chan proc.Exit, 1)
+	go func() { stopped <- pr.Stop(p.cfg.Grace, p.cfg.KillAfter) }()
+	if lines != nil {
+		for ln := range lines {
+			handle(ln)
+		}
+	}
+	o.exit = <-stopped
+	o.elapsed = time.Since(start)
+	o.stderr, _ = pr.Stderr()
+	if ctx.Err() != nil {
+		o.notRun = true
+		return o, nil
+	}
+	pending := pendingReplies(expected, sent)
+
+	ex := o.exit
+	endedByItself := exited && ex.Stopped == ""
+	switch {
+	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
+		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
+	case mustExit && timedOut:
+		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
+	case mustExit:
+	case mayExit && endedByItself:
+	case exited && len(pending) > 0:
+		o.add(FindingExitEarly, Crash, "the IUT exited with status %d before replying to %s", ex.Code, strings.Join(pending, ", "))
+	case eof && len(pending) > 0:
+		o.add(FindingStdoutClosed, ProtocolError, "the IUT closed stdout before replying to %s", strings.Join(pending, ", "))
+	case timedOut:
+		o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pendingAtBreak, ", "))
+	case ex.Stopped == "" && ex.Code != 0:
+		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)
+	}
+	if ex.Stopped != "" && !timedOut {
+		o.add(FindingLingered, "", "the IUT did not exit within %s of stdin closing; conform sent %s", p.cfg.Grace, ex.Stopped)
+	}
+
+	sum := Summary{Vector: v.ID, Frames: []any{}}
+	if (mustExit || mayExit) && endedByItself {
+		sum.Exit = exitClass(ex)
+	}
+	matched := make([]bool, len(rules))
+	for _, f := range frames {
+		nr := normalize.Apply(f, rules)
+		for i, m := range nr.Matched {
+			matched[i] = matched[i] || m
+		}
+		for _, m := range nr.Mismatches {
+			o.add(FindingNormalizeFormat, Fail, "%s", m)
+		}
+		sum.Frames = append(sum.Frames, nr.Value)
+	}
+	for i := len(p.ver.Normalize); i < len(rules); i++ {
+		if !matched[i] {
+			o.unmatched = append(o.unmatched, rules[i].Path)
+		}
+	}
+	if err := sortFrames(sum.Frames); err != nil {
+		o.add(FindingFrameInexact, ProtocolError, "%v", err)
+	}
+	b, err := canon.Canonical(sum)
+	if err != nil {
+		o.add(FindingFrameInexact, ProtocolError, "canonicalize summary: %v", err)
+		b = []byte(`{}`)
+	}
+	o.summary = b
+	return o, nil
+}
+
+// frame judges one stdout line and returns the decoded control frame to
+// summarize, or nil.
+func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
+	switch {
+	case errors.Is(ln.Err, proc.ErrLineTooLong):
+		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+		return nil
+	case ln.Partial:
+		o.add(FindingFramePartial, ProtocolError, "the last stdout line (%d bytes) has no LF: %s", ln.Size, quote(ln.Data))
+		return nil
+	case len(bytes.TrimSpace(ln.Data)) == 0:
+		return nil // blank lines carry nothing; JSON-lines readers skip them
+	}
+	v, err := canon.Parse(ln.Data)
+	if err != nil {
+		code := FindingFrameNotJSON
+		switch kiterr.CodeOf(err) {
+		case kiterr.JSONDuplicateKey:
+			code = FindingFrameDuplicateKey
+		case kiterr.JSONNumberInexact:
+			code = FindingFrameInexact
+		}
+		o.add(code, ProtocolError, "%v in line %s", err, quote(ln.Data))
+		return nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		o.add(FindingFrameNotObject, ProtocolError, "line is not a JSON object: %s", quote(ln.Data))
+		return nil
+	}
+	typ, _ := obj["type"].(string)
+	if p.passOver[typ] {
+		return nil
+	}
+	if !p.control[typ] {
+		o.add(FindingFrameTypeUnknown, ProtocolError, "frame type %q is neither a control frame nor passed over by the suite: %s", typ, quote(ln.Data))
+		return nil
+	}
+	for _, vi := range p.root.Validate(v) {
+		o.add(FindingFrameSchema, SchemaViolation, "%s: %s", p.ver.Schema, vi)
+	}
+	if typ != "control_response" {
+		return v
+	}
+	resp, _ := obj["response"].(map[string]any)
+	id, hasID := resp["request_id"]
+	if !hasID {
+		return v // the schema violation says it
+	}
+	k := key(id)
+	req := sent[k]
+	switch {
+	case req == nil:
+		o.add(FindingReplyUnsolicited, ProtocolError, "reply to request_id %s, which was never sent", k)
+		return v
+	case req.replies > 0:
+		o.add(FindingReplyDuplicate, ProtocolError, "second reply to request_id %s", k)
+	}
+	req.replies++
+	if sub, _ := resp["subtype"].(string); sub == "success" {
+		if sch := p.bySubtype[req.subtype]; sch != nil {
+			for _, vi := range sch.Validate(v) {
+				o.add(FindingReplyBodySchema, SchemaViolation, "reply to %s: %s", req.subtype, vi)
+			}
+		}
+	}
+	return v
+}
+
+// trackRequest records a sent control_request by its request_id's canonical
+// form; lines that are not requests are ignored.
+func trackRequest(sent map[string]*request, line []byte) {
+	v, err := canon.Parse(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		return
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || obj["type"] != "control_request" {
+		return
+	}
+	id, ok := obj["request_id"]
+	if !ok {
+		return
+	}
+	k := key(id)
+	if sent[k] != nil {
+		return
+	}
+	r := &request{}
+	if body, ok := obj["request"].(map[string]any); ok {
+		r.subtype, _ = body["subtype"].(string)
+	}
+	sent[k] = r
+}
+
+// key is the canonical JSON text of a request_id, so "1" and 1 differ.
+func key(id any) string {
+	b, err := canon.Canonical(id)
+	if err != nil {
+		return fmt.Sprint(id)
+	}
+	return string(b)
+}
+
+func pendingReplies(expected map[string]bool, sent map[string]*request) []string {
+	var out []string
+	for k := range expected {
+		if r := sent[k]; r == nil || r.replies == 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func exitClass(e proc.Exit) string {
+	switch {
+	case e.Signal != "":
+		return "signal"
+	case e.Code == 0:
+		return "zero"
+	}
+	return "nonzero"
+}
+
+// sortFrames orders frames by their canonical bytes.
+func sortFrames(frames []any) error {
+	keys := make([]string, len(frames))
+	for i, f := range frames {
+		b, err := canon.Canonical(f)
+		if err != nil {
+			return err
+		}
+		keys[i] = string(b)
+	}
+	idx := make([]int, len(frames))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]any, len(frames))
+	for i, j := range idx {
+		out[i] = frames[j]
+	}
+	copy(frames, out)
+	return nil
+}
+
+// quote renders at most 200 bytes of b as a Go-quoted string, so IUT output
+// never reaches a terminal or report unescaped.
+func quote(b []byte) string {
+	if len(b) > 200 {
+		return fmt.Sprintf("%q... (%d bytes)", b[:200], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// env builds the IUT's environment: the caller's PATH (or the whole caller
+// environment with InheritEnv), HOME, TMPDIR, then Config.Env.
+func (p *plan) env(home string) []string {
+	m := map[string]string{}
+	if p.cfg.InheritEnv {
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			m[k] = v
+		}
+	} else {
+		m["PATH"] = os.Getenv("PATH")
+		if m["PATH"] == "" {
+			m["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+		}
+		m["LANG"] = "C.UTF-8"
+	}
+	m["HOME"] = home
+	m["TMPDIR"] = home
+	for k, v := range p.cfg.Env {
+		m[k] = strings.ReplaceAll(v, "${HOME}", home)
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

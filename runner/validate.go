@@ -1,0 +1,161 @@
+package runner
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/schema"
+	"github.com/conform-kit/conform/internal/suite"
+)
+
+// MessageResult is the outcome of one message vector: the frame was
+// validated against its definition and accepted or rejected as the vector
+// says.
+type MessageResult struct {
+	ID         string             `json:"id"`
+	Definition string             `json:"definition"`
+	Valid      bool               `json:"valid"`
+	Passed     bool               `json:"passed"`
+	Violations []schema.Violation `json:"violations,omitempty"`
+}
+
+// Coverage lists which schema definitions valid message vectors exercise.
+// A definition is covered when a valid message vector names it, or names a
+// location inside it (#/$defs/ReplyBySubtype/properties/set_model covers
+// ReplyBySubtype and ReplyBySubtype/properties/set_model).
+type Coverage struct {
+	Definitions []string `json:"definitions"`
+	Uncovered   []string `json:"uncovered,omitempty"`
+}
+
+// CheckMessages validates every message vector of version n against the
+// version's schema and computes definition coverage over its $defs and
+// every member of its replyBySubtype object. Results are in id order. The
+// error is a kit failure (VERSION_UNKNOWN, SCHEMA_INVALID); bad vector files
+// are returned as load errors.
+func CheckMessages(s *Suite, n int) ([]MessageResult, Coverage, []suite.LoadError, error) {
+	ver, err := s.Version(n)
+	if err != nil {
+		return nil, Coverage{}, nil, err
+	}
+	vs, bad, err := s.Vectors(ver)
+	if err != nil {
+		return nil, Coverage{}, nil, err
+	}
+	defs, err := memberNames(s.FS, ver.Schema, "#/$defs")
+	if err != nil {
+		return nil, Coverage{}, nil, err
+	}
+	subs, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
+	if err != nil {
+		return nil, Coverage{}, nil, err
+	}
+	replyDef := strings.TrimPrefix(ver.ReplyBySubtype, "#/$defs/")
+	all := slices.Clone(defs)
+	for _, st := range subs {
+		all = append(all, replyDef+"/"+canon.EscapePointer(st))
+	}
+	slices.Sort(all)
+	covered := map[string]bool{}
+	var out []MessageResult
+	for _, v := range vs {
+		if v.Kind != suite.KindMessage {
+			continue
+		}
+		sch, err := s.Schemas.Compile(ver.Schema + v.Definition)
+		if err != nil {
+			bad = append(bad, suite.LoadError{Path: v.Path, Err: kiterr.Wrap(kiterr.VectorInvalid, err, "definition %s", v.Definition)})
+			continue
+		}
+		viol := sch.Validate(v.Message)
+		r := MessageResult{ID: v.ID, Definition: v.Definition, Valid: v.Valid, Violations: viol}
+		r.Passed = (len(viol) == 0) == v.Valid
+		out = append(out, r)
+		if v.Valid && r.Passed {
+			rest := strings.TrimPrefix(v.Definition, "#/$defs/")
+			if rest == v.Definition {
+				covered["#"] = true
+				continue
+			}
+			for _, d := range all {
+				if rest == d || strings.HasPrefix(rest, d+"/") {
+					covered[d] = true
+				}
+			}
+		}
+	}
+	cov := Coverage{Definitions: all}
+	for _, d := range all {
+		if !covered[d] {
+			cov.Uncovered = append(cov.Uncovered, d)
+		}
+	}
+	return out, cov, bad, nil
+}
+
+// ValidateRecording checks a JSONL recording line by line: each non-blank
+// line must be one JSON object; frames whose type is one of the version's
+// control types must validate against its schema; pass-over types are
+// skipped; any other type is reported. It returns one message per problem,
+// prefixed with the 1-based line number; nil means valid.
+func ValidateRecording(s *Suite, n int, data []byte) ([]string, error) {
+	ver, err := s.Version(n)
+	if err != nil {
+		return nil, err
+	}
+	root, err := s.Schemas.Compile(ver.Schema)
+	if err != nil {
+		return nil, err
+	}
+	control, pass := set(ver.ControlTypes), set(ver.PassOver)
+	var probs []string
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		v, err := canon.Parse([]byte(line))
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("line %d: %v", i+1, err))
+			continue
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			probs = append(probs, fmt.Sprintf("line %d: not a JSON object", i+1))
+			continue
+		}
+		typ, _ := obj["type"].(string)
+		switch {
+		case pass[typ]:
+		case control[typ]:
+			for _, vi := range root.Validate(v) {
+				probs = append(probs, fmt.Sprintf("line %d: %s", i+1, vi))
+			}
+		default:
+			probs = append(probs, fmt.Sprintf("line %d: frame type %q is not part of suite version %d", i+1, typ, n))
+		}
+	}
+	return probs, nil
+}
+
+// CheckGolden reports whether data is a golden file in RFC 8785 canonical
+// form (GOLDEN_INVALID otherwise).
+func CheckGolden(data []byte) error {
+	c, err := canon.CanonicalBytes(data)
+	if err != nil {
+		return kiterr.Wrap(kiterr.GoldenInvalid, err, "golden file")
+	}
+	if string(c) != string(data) {
+		return kiterr.New(kiterr.GoldenInvalid, "golden file is not in RFC 8785 canonical form")
+	}
+	return nil
+}
+
+// VectorSchema compiles schemas/vector.schema.json of s.
+func VectorSchema(s *Suite) (*schema.Schema, error) { return s.Schemas.Compile(suite.VectorSchemaFile) }
+
+// SuiteFS returns the suite's file system.
+func SuiteFS(s *Suite) fs.FS { return s.FS }
