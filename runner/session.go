@@ -202,7 +202,7 @@ wait:
 	pending := pendingReplies(expected, sent)
 
 	ex := o.exit
-	endedByItself := exited && ex.Stopped == ""
+	endedByItself := (exited || eof) && ex.Stopped == ""
 	switch {
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
@@ -210,7 +210,7 @@ wait:
 		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
 	case mustExit:
 	case mayExit && endedByItself:
-	case exited && len(pending) > 0:
+	case endedByItself && len(pending) > 0:
 		o.add(FindingExitEarly, Crash, "the IUT exited with status %d before replying to %s", ex.Code, strings.Join(pending, ", "))
 	case eof && len(pending) > 0:
 		o.add(FindingStdoutClosed, ProtocolError, "the IUT closed stdout before replying to %s", strings.Join(pending, ", "))

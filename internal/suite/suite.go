@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -170,7 +171,12 @@ func (s *Suite) verify() error {
 	}
 	for name, p := range s.Problems {
 		if name == ManifestFile || strings.HasPrefix(name, "schemas/") {
-			fatal = append(fatal, p.Error())
+			var ke *kiterr.Error
+			if errors.As(p, &ke) {
+				fatal = append(fatal, ke.Msg)
+			} else {
+				fatal = append(fatal, p.Error())
+			}
 		}
 	}
 	if len(fatal) > 0 {

@@ -1,0 +1,336 @@
+package runner_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/runner"
+)
+
+// The test binary doubles as every fake IUT: with CONFORM_FAKE_IUT set it
+// plays that behaviour on stdin/stdout instead of running tests
+// (protobuf-go's conformance pattern).
+func TestMain(m *testing.M) {
+	if b := os.Getenv("CONFORM_FAKE_IUT"); b != "" {
+		os.Exit(fake(b))
+	}
+	os.Exit(m.Run())
+}
+
+func fake(behaviour string) int {
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	agent := reference.NewAgent()
+	var held [][]byte
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			reply, herr := agent.Handle(line)
+			if herr != nil {
+				return 1
+			}
+			if reply != nil {
+				switch behaviour {
+				case "reference", "linger":
+					out.Write(append(reply, '\n'))
+				case "wrong":
+					out.Write(append([]byte(strings.Replace(string(reply), `"still_queued":[]`, `"still_queued":["x"]`, 1)), '\n'))
+				case "silent":
+				case "crash":
+					return 3
+				case "segv":
+					out.Flush()
+					p, _ := os.FindProcess(os.Getpid())
+					p.Signal(os.Kill)
+					time.Sleep(time.Second)
+				case "schema":
+					var v map[string]any
+					json.Unmarshal(reply, &v)
+					resp := v["response"].(map[string]any)
+					delete(resp, "response")
+					resp["subtype"] = "error"
+					resp["error"] = map[string]any{"message": "an object, not a string"}
+					b, _ := json.Marshal(v)
+					out.Write(append(b, '\n'))
+				case "notjson":
+					out.WriteString("hello, not json\n")
+					out.Write(append(reply, '\n'))
+				case "twice":
+					out.Write(append(reply, '\n'))
+					out.Write(append(reply, '\n'))
+				case "unsolicited":
+					out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"never-sent","response":{}}}` + "\n")
+					out.Write(append(reply, '\n'))
+				case "noise":
+					out.WriteString(`{"type":"system","subtype":"status","uuid":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}` + "\n")
+					out.Write(append(reply, '\n'))
+				case "reverse":
+					held = append(held, reply)
+				}
+			}
+			if behaviour == "reverse" && in.Buffered() == 0 {
+				for i := len(held) - 1; i >= 0; i-- {
+					out.Write(append(held[i], '\n'))
+				}
+				held = nil
+			}
+			out.Flush()
+		}
+		if err != nil {
+			if behaviour == "linger" {
+				time.Sleep(time.Hour)
+			}
+			return 0
+		}
+	}
+}
+
+func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config {
+	t.Helper()
+	s, err := runner.Open(conform.Suite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Config{
+		Suite:   s,
+		Command: []string{os.Args[0], "-test.run=^$"},
+		Env:     map[string]string{"CONFORM_FAKE_IUT": behaviour},
+		Filters: filters,
+		Timeout: 2 * time.Second, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond,
+		Jobs: 2,
+	}
+}
+
+func statuses(rep *runner.Report) map[string]runner.Status {
+	m := map[string]runner.Status{}
+	for _, r := range rep.Results {
+		m[r.ID] = r.Status
+	}
+	return m
+}
+
+func findingCodes(r runner.Result) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.Code)
+	}
+	return out
+}
+
+// TestVerdicts proves each verdict is reported for the misbehaviour that
+// earns it.
+func TestVerdicts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		behaviour string
+		filters   []string
+		want      map[string]runner.Status
+		finding   string
+		exit      int
+	}{
+		{"reference", []string{"interrupt-idle", "pipelined-out-of-order"}, map[string]runner.Status{"interrupt-idle": runner.Pass, "pipelined-out-of-order": runner.Pass}, "", 0},
+		{"reverse", []string{"pipelined-out-of-order"}, map[string]runner.Status{"pipelined-out-of-order": runner.Pass}, "", 0},
+		{"noise", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, "", 0},
+		{"wrong", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingGoldenMismatch, 1},
+		{"silent", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Timeout}, runner.FindingReplyMissing, 1},
+		{"crash", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingExitEarly, 1},
+		{"segv", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingKilledBySignal, 1},
+		{"schema", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.SchemaViolation}, runner.FindingFrameSchema, 1},
+		{"notjson", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameNotJSON, 1},
+		{"twice", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingReplyDuplicate, 1},
+		{"unsolicited", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingReplyUnsolicited, 1},
+		{"linger", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, runner.FindingLingered, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			t.Parallel()
+			rep, err := runner.Run(context.Background(), testConfig(t, tc.behaviour, tc.filters...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, statuses(rep)); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s\n%+v", diff, rep.Results)
+			}
+			if tc.finding != "" {
+				codes := findingCodes(rep.Results[0])
+				if !slicesContains(codes, tc.finding) {
+					t.Errorf("findings %v lack %s", codes, tc.finding)
+				}
+			}
+			if got := rep.ExitCode(); got != tc.exit {
+				t.Errorf("exit code %d, want %d", got, tc.exit)
+			}
+			for _, r := range rep.Results {
+				if r.Status != runner.Pass && (r.Expected == "" || r.Actual == "") {
+					t.Errorf("%s: a failing result must carry expected and actual bytes", r.ID)
+				}
+			}
+		})
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestExpectedFailures(t *testing.T) {
+	t.Parallel()
+	t.Run("xfail", func(t *testing.T) {
+		t.Parallel()
+		cfg := testConfig(t, "wrong", "interrupt-idle")
+		cfg.ExpectFail = map[string]string{"interrupt-idle": "known bug"}
+		rep, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Results[0].Status; got != runner.XFail {
+			t.Errorf("status %s, want XFAIL", got)
+		}
+		if rep.ExitCode() != 0 {
+			t.Errorf("exit %d, want 0: expected failures are allowed", rep.ExitCode())
+		}
+	})
+	t.Run("xpass", func(t *testing.T) {
+		t.Parallel()
+		cfg := testConfig(t, "reference", "interrupt-idle")
+		cfg.ExpectFail = map[string]string{"interrupt-idle": "was broken once"}
+		rep, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Results[0].Status; got != runner.XPass {
+			t.Errorf("status %s, want XPASS", got)
+		}
+		if rep.ExitCode() != 1 {
+			t.Errorf("exit %d, want 1: an unexpected pass fails the run", rep.ExitCode())
+		}
+	})
+	t.Run("stale", func(t *testing.T) {
+		t.Parallel()
+		cfg := testConfig(t, "reference", "interrupt-idle")
+		cfg.ExpectFail = map[string]string{"no-such-vector": "gone", "malformed-line": "informational never fails"}
+		rep, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"malformed-line", "no-such-vector"}, rep.Stale); diff != "" {
+			t.Errorf("stale (-want +got):\n%s", diff)
+		}
+		if rep.ExitCode() != 1 {
+			t.Errorf("exit %d, want 1", rep.ExitCode())
+		}
+	})
+}
+
+func TestKitErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		edit func(*runner.Config)
+		code runner.Code
+	}{
+		{"filter matches nothing", func(c *runner.Config) { c.Filters = []string{"no-such-*"} }, "FILTER_NO_MATCH"},
+		{"unknown version", func(c *runner.Config) { c.Version = 9 }, "VERSION_UNKNOWN"},
+		{"command cannot start", func(c *runner.Config) { c.Command = []string{"/nonexistent/iut"} }, "IUT_START"},
+		{"no command", func(c *runner.Config) { c.Command = nil }, "USAGE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(t, "reference", "interrupt-idle")
+			tc.edit(&cfg)
+			_, err := runner.Run(context.Background(), cfg)
+			if got := runner.CodeOf(err); got != tc.code {
+				t.Errorf("code %q (%v), want %q", got, err, tc.code)
+			}
+		})
+	}
+}
+
+// TestReferencePassesEveryVector certifies the Go reference in-process
+// through the same runner, as `conform run` does.
+func TestReferencePassesEveryVector(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, "reference")
+	cfg.Timeout = 10 * time.Second
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		// Informational vectors record implementation-defined corners, so a
+		// finding is data there; the golden bytes must still match.
+		if r.Level == "informational" {
+			if slicesContains(findingCodes(r), runner.FindingGoldenMismatch) {
+				t.Errorf("%s: differs from its golden file\n%s", r.ID, r.Diff)
+			}
+			continue
+		}
+		if r.Status != runner.Pass {
+			t.Errorf("%s: %s %v\n%s", r.ID, r.Status, r.Findings, r.Diff)
+		}
+	}
+	if rep.Summary.Total < 40 {
+		t.Errorf("only %d vectors", rep.Summary.Total)
+	}
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d", rep.ExitCode())
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := testConfig(t, "silent")
+	cfg.Timeout = time.Minute
+	cfg.Jobs = 2
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+		close(done)
+	}()
+	rep, err := runner.Run(ctx, cfg)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.ExitCode() != 130 {
+		t.Errorf("interrupted=%v exit=%d, want true and 130", rep.Interrupted, rep.ExitCode())
+	}
+	if rep.Summary.NotRun != rep.Summary.Total {
+		t.Errorf("not run %d of %d: a silent IUT finishes no vector", rep.Summary.NotRun, rep.Summary.Total)
+	}
+}
+
+func ExampleRun() {
+	s, _ := runner.Open(conform.Suite())
+	rep, err := runner.Run(context.Background(), runner.Config{
+		Suite:   s,
+		Command: []string{os.Args[0], "-test.run=^$"},
+		Env:     map[string]string{"CONFORM_FAKE_IUT": "reference"},
+		Filters: []string{"get-binary-version"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Results[0].ID, rep.Results[0].Status, rep.ExitCode())
+	// Output: get-binary-version PASS 0
+}
