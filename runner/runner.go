@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -65,6 +66,8 @@ type Config struct {
 	// Implementation names the IUT in reports (default: the command's base name).
 	Implementation string
 	// Command is the IUT's argv (required); it is never run through a shell.
+	// A relative path with a slash ("./iut") is made absolute against the
+	// caller's working directory, since the IUT runs in a fresh one.
 	Command []string
 	// Env adds variables to the IUT's minimal environment (PATH from the
 	// caller, HOME set to a fresh temporary directory). With InheritEnv the
@@ -118,6 +121,13 @@ func (c *Config) defaults() {
 	}
 	if c.StderrMax <= 0 {
 		c.StderrMax = DefaultStderrMax
+	}
+	if len(c.Command) > 0 && strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
+		// The IUT runs in a fresh directory: a relative path names a file
+		// relative to the caller's working directory.
+		if abs, err := filepath.Abs(c.Command[0]); err == nil {
+			c.Command = append([]string{abs}, c.Command[1:]...)
+		}
 	}
 	if c.Implementation == "" && len(c.Command) > 0 {
 		c.Implementation = path.Base(c.Command[0])

@@ -166,10 +166,9 @@ wait:
 		select {
 		case ln, ok := <-lines:
 			if !ok {
+				// End of output: wait (stdin still open) for the exit that
+				// tells a crash from an IUT that only closed stdout.
 				lines, eof = nil, true
-				if !mustExit && !mayExit {
-					break wait
-				}
 				continue
 			}
 			handle(ln)
@@ -202,7 +201,8 @@ wait:
 	pending := pendingReplies(expected, sent)
 
 	ex := o.exit
-	endedByItself := (exited || eof) && ex.Stopped == ""
+	// exited is only set when the IUT ended while stdin was still open.
+	endedByItself := exited && ex.Stopped == ""
 	switch {
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)

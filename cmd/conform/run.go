@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -101,10 +102,18 @@ func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 }
 
 // referenceCommand re-executes this binary as the reference implementation.
+// It uses argv[0] as invoked (resolved through PATH), so a binary reached
+// through a link or a test harness re-executes as itself, then falls back to
+// os.Executable.
 func referenceCommand(role string, version int) ([]string, error) {
-	exe, err := os.Executable()
+	exe, err := exec.LookPath(os.Args[0])
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IUTStart, err, "find the conform binary")
+		if exe, err = os.Executable(); err != nil {
+			return nil, kiterr.Wrap(kiterr.IUTStart, err, "find the conform binary")
+		}
 	}
 	return []string{exe, "reference", "--role", role, "--version", strconv.Itoa(version)}, nil
 }
