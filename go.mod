@@ -14,4 +14,5 @@ require (
 require (
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
+	gotest.tools/v3 v3.5.2 // indirect
 )
