@@ -166,13 +166,13 @@ type Report struct {
 }
 
 // ExitCode returns the process exit status for the report: 0 pass
-// (expected failures allowed), 1 failures, 2 invalid suite input, 130
-// interrupted.
+// (expected failures allowed), 1 failures, 2 invalid suite input (a
+// Problem or an INVALID result), 130 interrupted.
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Interrupted:
 		return 130
-	case len(r.Problems) > 0:
+	case len(r.Problems) > 0 || r.Summary.Invalid > 0:
 		return 2
 	case r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
 		return 1
@@ -188,7 +188,6 @@ func (r *Report) count() {
 			c.NotRun++
 		case res.Status == Invalid:
 			c.Invalid++
-			c.Failed++
 		case res.Status == XFail:
 			c.XFail++
 		case res.Status == XPass:

@@ -149,7 +149,6 @@ type plan struct {
 	passOver  map[string]bool
 	vectors   []*suite.Vector
 	problems  []Problem
-	invalid   map[string]Problem
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -163,7 +162,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, bySubtype: map[string]*schema.Schema{}, invalid: map[string]Problem{},
+	p := &plan{cfg: cfg, ver: ver, bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err
@@ -187,7 +186,7 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, err
 	}
 	for _, b := range bad {
-		p.problems = append(p.problems, Problem{Path: b.Path, Code: string(kiterr.CodeOf(b.Err)), Message: b.Err.Error()})
+		p.problems = append(p.problems, Problem{Path: b.Path, Code: codeOr(b.Err, kiterr.VectorInvalid), Message: b.Err.Error()})
 	}
 	var sessions []*suite.Vector
 	for _, v := range all {
@@ -365,7 +364,7 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: string(kiterr.CodeOf(gerr)), Status: Invalid, Message: gerr.Error()}}}, nil
+			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: gerr.Error()}}}, nil
 	}
 	out, err := p.session(ctx, v)
 	if err != nil {
@@ -373,4 +372,12 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
 	return res, nil
+}
+
+// codeOr returns err's stable code, or def when err carries none.
+func codeOr(err error, def kiterr.Code) string {
+	if c := kiterr.CodeOf(err); c != "" {
+		return string(c)
+	}
+	return string(def)
 }

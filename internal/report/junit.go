@@ -55,7 +55,8 @@ type junitMessage struct {
 // JUnit writes r as JUnit XML: one testsuite per run, one testcase per
 // vector (classname "<suite>.v<N>.<role>"). Failing vectors get <failure>
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
-// TIMEOUT, INVALID); XFAIL, informational and NOT_RUN vectors are <skipped>.
+// TIMEOUT, INVALID); XFAIL, NOT_RUN and informational vectors that did not
+// pass are <skipped> (with what happened); passing vectors are plain cases.
 func JUnit(w io.Writer, r *runner.Report) error {
 	class := fmt.Sprintf("conform.v%d.%s", r.Suite.Version, r.Suite.Role)
 	s := junitSuite{Name: r.Implementation.Name, Tests: len(r.Results),

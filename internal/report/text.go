@@ -24,10 +24,7 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		Line(ew, res)
 	}
 	for _, res := range r.Results {
-		if res.Status == runner.Pass && !verbose {
-			continue
-		}
-		if res.Status == runner.Pass || res.Status == runner.NotRun {
+		if res.Status == runner.NotRun || (res.Status == runner.Pass && (!verbose || len(res.Findings) == 0)) {
 			continue
 		}
 		fmt.Fprintf(ew, "\n--- %s %s (%s)\n", res.Status, res.ID, res.Level)
@@ -41,11 +38,15 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 			fmt.Fprintf(ew, "    diff (-golden +actual):\n%s", indent(sanitize(res.Diff), "      "))
 		}
 		if res.Stderr != "" && res.Status != runner.XFail {
-			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s\n", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
+			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
 		}
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(ew, "\nINVALID %s: %s\n", p.Path, sanitize(p.Message))
+		where := p.Path
+		if where == "" {
+			where = "suite"
+		}
+		fmt.Fprintf(ew, "\nINVALID %s: %s: %s\n", where, p.Code, sanitize(p.Message))
 	}
 	for _, id := range r.Stale {
 		fmt.Fprintf(ew, "\nSTALE expected-failure entry %q names no vector that can fail (unknown or informational)\n", id)

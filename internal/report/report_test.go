@@ -1,0 +1,439 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gotest.tools/v3/golden"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/schema"
+	"github.com/conform-kit/conform/runner"
+)
+
+// Hostile IUT output: a terminal escape, markup that would close the JUnit
+// <failure> element and open a script, and a CDATA terminator.
+const (
+	esc     = "\x1b[31m"
+	hostile = "</failure><script>alert(1)</script> ]]> & \"q\""
+	stderr  = esc + "panic: boom\x1b[0m\n" + hostile + "\n\tgoroutine 1 [running]:\n"
+)
+
+const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// fullReport has one result of every status, findings, golden/actual bytes,
+// exits and hostile stderr; Summary is filled by hand to match Results.
+func fullReport() *runner.Report {
+	return &runner.Report{
+		Suite:          runner.SuiteInfo{Name: "conform", Version: 1, Role: "agent", Digest: digest},
+		Implementation: runner.Implementation{Name: "fake-iut", Command: []string{"/opt/fake-iut", "--mode", "stream json"}},
+		Summary:        runner.Counts{Total: 12, Passed: 1, Failed: 5, XFail: 1, XPass: 1, Informational: 2, Invalid: 1, NotRun: 1},
+		Results: []runner.Result{
+			{ID: "initialize-minimal", Level: "required", Status: runner.Pass, Path: "vectors/v1/initialize-minimal.json", DurationMS: 12},
+			{ID: "get-context-usage", Level: "required", Status: runner.Fail, Path: "vectors/v1/get-context-usage.json", DurationMS: 35,
+				Findings: []runner.Finding{{Code: runner.FindingGoldenMismatch, Status: runner.Fail, Message: "summary differed from golden/v1/agent/get-context-usage.json"}},
+				Expected: `{"frames":[{"response":{"subtype":"success"},"type":"control_response"}]}`,
+				Actual:   `{"frames":[{"response":{"error":"` + hostile + `","subtype":"error"},"type":"control_response"}]}`,
+				Diff:     "  {\n-  \"subtype\": \"success\",\n+  \"subtype\": \"error\",\n  }\n",
+				Exit:     &proc.Exit{Code: 0},
+				Stderr:   stderr},
+			{ID: "interrupt-idle", Level: "required", Status: runner.Crash, Path: "vectors/v1/interrupt-idle.json", DurationMS: 7,
+				Findings: []runner.Finding{{Code: runner.FindingKilledBySignal, Status: runner.Crash, Message: "killed by SIGSEGV before it answered"}},
+				Exit:     &proc.Exit{Code: -1, Signal: "SIGSEGV"},
+				Stderr:   stderr},
+			{ID: "initialize-twice", Level: "recommended", Status: runner.Timeout, Path: "vectors/v1/initialize-twice.json", DurationMS: 10000,
+				Findings: []runner.Finding{{Code: runner.FindingReplyMissing, Status: runner.Timeout, Message: `no reply to request_id "req-2" within 10000 ms`}},
+				Exit:     &proc.Exit{Code: -1, Signal: "SIGKILL", Stopped: "SIGKILL"}},
+			{ID: "json-null-line", Level: "required", Status: runner.ProtocolError, Path: "vectors/v1/json-null-line.json", DurationMS: 4,
+				Findings: []runner.Finding{{Code: runner.FindingFrameNotJSON, Status: runner.ProtocolError, Message: "stdout line 1 was not JSON: " + esc + hostile}},
+				Exit:     &proc.Exit{Code: 1}},
+			{ID: "envelope-extra-member", Level: "recommended", Status: runner.SchemaViolation, Path: "vectors/v1/envelope-extra-member.json", DurationMS: 5,
+				Findings: []runner.Finding{{Code: runner.FindingFrameSchema, Status: runner.SchemaViolation, Message: `frame 1 at /response: additional properties "extra" not allowed`}}},
+			{ID: "get-binary-version", Level: "required", Status: runner.XFail, Path: "vectors/v1/get-binary-version.json", DurationMS: 21, Reason: "upstream issue #123",
+				Findings: []runner.Finding{
+					{Code: runner.FindingGoldenMismatch, Status: runner.Fail, Message: "summary differed from golden/v1/agent/get-binary-version.json"},
+					{Code: runner.FindingExpectedFailure, Message: "expected failure: upstream issue #123"},
+				},
+				Expected: `{"version":"1"}`, Actual: `{"version":"2"}`, Diff: "-1\n+2\n"},
+			{ID: "initialize-hooks-empty", Level: "required", Status: runner.XPass, Path: "vectors/v1/initialize-hooks-empty.json", DurationMS: 9, Reason: "fixed in 2.1",
+				Findings: []runner.Finding{{Code: runner.FindingUnexpectedPass, Status: runner.XPass, Message: "listed as an expected failure but passed: remove it from the list (fixed in 2.1)"}}},
+			{ID: "unknown-subtype", Level: "informational", Status: runner.Fail, Path: "vectors/v1/unknown-subtype.json", DurationMS: 3,
+				Findings: []runner.Finding{{Code: runner.FindingGoldenMismatch, Status: runner.Fail, Message: "summary differed"}},
+				Expected: `{"a":1}`, Actual: `{"a":2}`, Stderr: esc + "informational noise"},
+			{ID: "unknown-subtype-number", Level: "informational", Status: runner.Pass, Path: "vectors/v1/unknown-subtype-number.json", DurationMS: 2},
+			{ID: "duplicate-keys-in-frame", Level: "required", Status: runner.Invalid, Path: "vectors/v1/duplicate-keys-in-frame.json",
+				Findings: []runner.Finding{{Code: "GOLDEN_MISSING", Status: runner.Invalid, Message: "vector duplicate-keys-in-frame has no golden file golden/v1/agent/duplicate-keys-in-frame.json (run 'conform golden --update')"}}},
+			{ID: "invalid-utf8-in-string", Level: "required", Status: runner.NotRun, Path: "vectors/v1/invalid-utf8-in-string.json"},
+		},
+		Stale: []string{"no-such-vector"},
+	}
+}
+
+// passingReport certifies: passes, an expected failure and an informational
+// failure.
+func passingReport() *runner.Report {
+	full := fullReport()
+	return &runner.Report{
+		Suite:          full.Suite,
+		Implementation: runner.Implementation{Name: "reference", Command: []string{"conform-reference"}},
+		Summary:        runner.Counts{Total: 4, Passed: 1, XFail: 1, Informational: 2},
+		Results:        []runner.Result{full.Results[0], full.Results[6], full.Results[8], full.Results[9]},
+	}
+}
+
+// problemReport has kit input errors (exit 2).
+func problemReport() *runner.Report {
+	r := passingReport()
+	r.Problems = []runner.Problem{
+		{Path: "vectors/v1/broken.json", Code: "VECTOR_INVALID", Message: "vectors/v1/broken.json: " + esc + "bad"},
+		{Code: "SUITE_DIGEST_MISMATCH", Message: "MANIFEST.sha256 disagreed"},
+	}
+	return r
+}
+
+// interruptedReport was cancelled (exit 130).
+func interruptedReport() *runner.Report {
+	full := fullReport()
+	return &runner.Report{
+		Suite:          full.Suite,
+		Implementation: full.Implementation,
+		Summary:        runner.Counts{Total: 2, Passed: 1, NotRun: 1},
+		Results:        []runner.Result{full.Results[0], full.Results[11]},
+		Interrupted:    true,
+	}
+}
+
+type reportCase struct {
+	name     string
+	report   func() *runner.Report
+	exitCode int
+	// JUnit counts, from the mapping in the [report.JUnit] doc comment.
+	tests, failures, errors, skipped int
+}
+
+// reports are the hand-built reports every printer test runs over.
+func reports() []reportCase {
+	return []reportCase{
+		{name: "full", report: fullReport, exitCode: 2, tests: 12, failures: 4, errors: 3, skipped: 3},
+		{name: "certified", report: passingReport, exitCode: 0, tests: 4, skipped: 2},
+		{name: "problems", report: problemReport, exitCode: 2, tests: 4, skipped: 2},
+		{name: "interrupted", report: interruptedReport, exitCode: 130, tests: 2, skipped: 1},
+	}
+}
+
+func compileReportSchema(t *testing.T) *schema.Schema {
+	t.Helper()
+	sch, err := schema.NewSet(os.DirFS("../..")).Compile("schemas/report.schema.json")
+	if err != nil {
+		t.Fatalf("compile report schema: %v", err)
+	}
+	return sch
+}
+
+func render(t *testing.T, fn func(io.Writer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := fn(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestJSONValidatesAgainstSchema(t *testing.T) {
+	t.Parallel()
+	sch := compileReportSchema(t)
+	for _, tc := range reports() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := tc.report()
+			out := render(t, func(w io.Writer) error { return report.JSON(w, r) })
+			v, err := canon.Parse(out)
+			if err != nil {
+				t.Fatalf("parse JSON report: %v\n%s", err, out)
+			}
+			if viol := sch.Validate(v); viol != nil {
+				t.Errorf("JSON report does not validate against schemas/report.schema.json:\n%v\n%s", viol, out)
+			}
+			if r.ExitCode() != tc.exitCode {
+				t.Errorf("ExitCode() = %d, want %d", r.ExitCode(), tc.exitCode)
+			}
+			// The JSON form carries everything but the people-only diff.
+			var back runner.Report
+			if err := json.Unmarshal(out, &back); err != nil {
+				t.Fatal(err)
+			}
+			opts := cmp.Options{cmpopts.IgnoreUnexported(runner.Result{}), cmpopts.IgnoreFields(runner.Result{}, "Diff")}
+			if diff := cmp.Diff(r, &back, opts); diff != "" {
+				t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSchemaCatchesDrift checks that the schema is closed and typed: each
+// mutation of a valid report must be rejected at the named instance.
+func TestSchemaCatchesDrift(t *testing.T) {
+	t.Parallel()
+	sch := compileReportSchema(t)
+	tests := []struct {
+		name     string
+		mutate   func(doc map[string]any)
+		instance string
+	}{
+		{"unknown top-level member", func(d map[string]any) { d["extra"] = true }, ""},
+		{"unknown result member", func(d map[string]any) { result(d, 0)["diff"] = "x" }, "/results/0"},
+		{"fractional duration", func(d map[string]any) { result(d, 0)["duration_ms"] = json.Number("1.5") }, "/results/0/duration_ms"},
+		{"negative duration", func(d map[string]any) { result(d, 0)["duration_ms"] = json.Number("-1") }, "/results/0/duration_ms"},
+		{"unknown status", func(d map[string]any) { result(d, 0)["status"] = "ERROR" }, "/results/0/status"},
+		{"unknown level", func(d map[string]any) { result(d, 0)["level"] = "optional" }, "/results/0/level"},
+		{"lowercase finding code", func(d map[string]any) {
+			result(d, 1)["findings"].([]any)[0].(map[string]any)["code"] = "golden_mismatch"
+		}, "/results/1/findings/0/code"},
+		{"bad digest", func(d map[string]any) { d["suite"].(map[string]any)["digest"] = "sha256:ABC" }, "/suite/digest"},
+		{"negative count", func(d map[string]any) { d["summary"].(map[string]any)["failed"] = json.Number("-1") }, "/summary/failed"},
+		{"missing count", func(d map[string]any) { delete(d["summary"].(map[string]any), "not_run") }, "/summary"},
+		{"unknown exit member", func(d map[string]any) { result(d, 1)["exit"].(map[string]any)["core"] = true }, "/results/1/exit"},
+		{"interrupted false", func(d map[string]any) { d["interrupted"] = false }, "/interrupted"},
+		{"problem without code", func(d map[string]any) { d["problems"] = []any{map[string]any{"message": "m"}} }, "/problems/0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v, err := canon.Parse(render(t, func(w io.Writer) error { return report.JSON(w, fullReport()) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := v.(map[string]any)
+			tc.mutate(doc)
+			viol := sch.Validate(doc)
+			if viol == nil {
+				t.Fatal("mutated report validated")
+			}
+			var got []string
+			for _, x := range viol {
+				got = append(got, x.Instance)
+			}
+			if diff := cmp.Diff([]string{tc.instance}, got); diff != "" {
+				t.Errorf("violation instances mismatch (-want +got):\n%s\n%v", diff, viol)
+			}
+		})
+	}
+}
+
+func result(doc map[string]any, i int) map[string]any {
+	return doc["results"].([]any)[i].(map[string]any)
+}
+
+// junitDoc is the part of a JUnit document the tests read back.
+type junitDoc struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Suites   []struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Cases    []struct {
+			Name      string     `xml:"name,attr"`
+			Classname string     `xml:"classname,attr"`
+			Failure   *junitElem `xml:"failure"`
+			Error     *junitElem `xml:"error"`
+			Skipped   *junitElem `xml:"skipped"`
+			SystemOut string     `xml:"system-out"`
+			SystemErr string     `xml:"system-err"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+type junitElem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+type counts struct{ Tests, Failures, Errors, Skipped int }
+
+func TestJUnit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range reports() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := tc.report()
+			out := render(t, func(w io.Writer) error { return report.JUnit(w, r) })
+			golden.Assert(t, string(out), "junit-"+tc.name+".golden")
+
+			var doc junitDoc
+			if err := xml.Unmarshal(out, &doc); err != nil {
+				t.Fatalf("parse JUnit: %v\n%s", err, out)
+			}
+			want := counts{tc.tests, tc.failures, tc.errors, tc.skipped}
+			if diff := cmp.Diff(want, counts{doc.Tests, doc.Failures, doc.Errors, doc.Skipped}); diff != "" {
+				t.Errorf("<testsuites> counts mismatch (-want +got):\n%s", diff)
+			}
+			if len(doc.Suites) != 1 {
+				t.Fatalf("got %d <testsuite> elements, want 1", len(doc.Suites))
+			}
+			s := doc.Suites[0]
+			if diff := cmp.Diff(want, counts{s.Tests, s.Failures, s.Errors, s.Skipped}); diff != "" {
+				t.Errorf("<testsuite> counts mismatch (-want +got):\n%s", diff)
+			}
+
+			// Each case's element and type follow the status mapping.
+			wantKinds := map[string]string{}
+			for _, res := range r.Results {
+				wantKinds[res.ID] = junitKind(res)
+			}
+			gotKinds := map[string]string{}
+			for _, c := range s.Cases {
+				if c.Classname != "conform.v1.agent" {
+					t.Errorf("case %s: classname %q, want %q", c.Name, c.Classname, "conform.v1.agent")
+				}
+				switch {
+				case c.Failure != nil:
+					gotKinds[c.Name] = "failure " + c.Failure.Type
+				case c.Error != nil:
+					gotKinds[c.Name] = "error " + c.Error.Type
+				case c.Skipped != nil:
+					gotKinds[c.Name] = "skipped"
+				default:
+					gotKinds[c.Name] = "pass"
+				}
+			}
+			if diff := cmp.Diff(wantKinds, gotKinds); diff != "" {
+				t.Errorf("testcase kinds mismatch (-want +got):\n%s", diff)
+			}
+
+			// Hostile IUT text comes back as text, with terminal controls
+			// replaced, and never as markup.
+			for _, c := range s.Cases {
+				for _, text := range []string{c.SystemErr, c.SystemOut, body(c.Failure), body(c.Error)} {
+					if strings.ContainsRune(text, 0x1b) {
+						t.Errorf("case %s: decoded text holds a raw ESC: %q", c.Name, text)
+					}
+				}
+				if c.Name == "get-context-usage" || c.Name == "interrupt-idle" {
+					want := strings.ReplaceAll(strings.ReplaceAll(stderr, esc, "\uFFFD[31m"), "\x1b", "\uFFFD")
+					if c.SystemErr != want {
+						t.Errorf("case %s: system-err = %q, want %q", c.Name, c.SystemErr, want)
+					}
+				}
+				if c.Name == "json-null-line" && !strings.Contains(c.Failure.Message, hostile) || c.Name == "get-context-usage" && !strings.Contains(c.Failure.Body, hostile) {
+					t.Errorf("case %s: hostile text did not round-trip as text", c.Name)
+				}
+			}
+			assertNoMarkup(t, out)
+		})
+	}
+}
+
+// junitKind is the JUnit element the [report.JUnit] doc comment maps a
+// result to: XFAIL, NOT_RUN and informational results that did not pass
+// are skipped; informational PASS is a passing case.
+func junitKind(res runner.Result) string {
+	switch {
+	case res.Status == runner.Pass:
+		return "pass"
+	case res.Status == runner.XFail || res.Status == runner.NotRun:
+		return "skipped"
+	case res.Status == runner.Invalid || res.Status == runner.Crash || res.Status == runner.Timeout:
+		return "error " + string(res.Status)
+	case res.Level == "informational":
+		return "skipped"
+	}
+	return "failure " + string(res.Status)
+}
+
+func body(e *junitElem) string {
+	if e == nil {
+		return ""
+	}
+	return e.Message + e.Body
+}
+
+// assertNoMarkup checks that out holds no raw control bytes and that the
+// only elements in it are the JUnit ones.
+func assertNoMarkup(t *testing.T, out []byte) {
+	t.Helper()
+	if i := bytes.IndexByte(out, 0x1b); i >= 0 {
+		t.Errorf("JUnit output holds a raw ESC at byte %d", i)
+	}
+	known := map[string]bool{"testsuites": true, "testsuite": true, "properties": true, "property": true, "testcase": true,
+		"failure": true, "error": true, "skipped": true, "system-out": true, "system-err": true}
+	dec := xml.NewDecoder(bytes.NewReader(out))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("tokenize JUnit: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if !known[tok.Name.Local] {
+				t.Errorf("JUnit output has an unexpected <%s> element", tok.Name.Local)
+			}
+		case xml.Directive:
+			t.Errorf("JUnit output has a directive %q", tok)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	verdicts := map[int]string{0: "CERTIFIED: ", 1: "NOT CERTIFIED: ", 2: "INVALID SUITE INPUT: ", 130: "INTERRUPTED: "}
+	for _, tc := range reports() {
+		for _, verbose := range []bool{false, true} {
+			name := tc.name
+			if verbose {
+				name += "-verbose"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				r := tc.report()
+				out := render(t, func(w io.Writer) error { return report.Text(w, r, verbose) })
+				golden.Assert(t, string(out), "text-"+name+".golden")
+
+				for i, b := range out {
+					if b < 0x20 && b != '\n' && b != '\t' || b == 0x7f {
+						t.Errorf("text output holds control byte %#x at %d", b, i)
+					}
+				}
+				lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+				last := lines[len(lines)-1]
+				want := verdicts[tc.exitCode]
+				if !strings.HasPrefix(last, want) {
+					t.Errorf("last line = %q, want prefix %q (ExitCode %d)", last, want, r.ExitCode())
+				}
+				if !strings.HasSuffix(string(out), "\n") {
+					t.Error("text output does not end with a newline")
+				}
+			})
+		}
+	}
+}
+
+func TestTextWriteError(t *testing.T) {
+	t.Parallel()
+	err := report.Text(failWriter{}, fullReport(), false)
+	if err == nil || err.Error() != "disk full" {
+		t.Errorf("Text to a failing writer: err = %v, want %q", err, "disk full")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
