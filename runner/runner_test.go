@@ -334,3 +334,46 @@ func ExampleRun() {
 	fmt.Println(rep.Results[0].ID, rep.Results[0].Status, rep.ExitCode())
 	// Output: get-binary-version PASS 0
 }
+
+// TestParity proves the gate catches one deliberately broken implementation
+// among agreeing ones and names the groups.
+func TestParity(t *testing.T) {
+	t.Parallel()
+	base := testConfig(t, "reference", "interrupt-idle", "get-binary-version")
+	base.Version, base.Role = 1, "agent"
+	target := func(name, behaviour string) runner.Target {
+		c := testConfig(t, behaviour)
+		return runner.Target{Name: name, Config: runner.Config{Command: c.Command, Env: c.Env, Timeout: c.Timeout, Grace: c.Grace, KillAfter: c.KillAfter}}
+	}
+	pr, err := runner.Parity(context.Background(), base, []runner.Target{
+		target("ref", "reference"), target("reverse", "reverse"), target("broken", "wrong"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Passed {
+		t.Error("parity passed with a broken implementation")
+	}
+	rows := map[string]runner.ParityVector{}
+	for _, v := range pr.Vectors {
+		rows[v.ID] = v
+	}
+	bad := rows["interrupt-idle"]
+	want := []runner.Group{
+		{Implementations: []string{"ref", "reverse"}, Golden: true},
+		{Implementations: []string{"broken"}},
+	}
+	got := make([]runner.Group, len(bad.Groups))
+	for i, g := range bad.Groups {
+		got[i] = runner.Group{Implementations: g.Implementations, Golden: g.Golden}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	if !bad.Failed || bad.Agree {
+		t.Errorf("interrupt-idle: failed=%v agree=%v, want true/false", bad.Failed, bad.Agree)
+	}
+	if ok := rows["get-binary-version"]; !ok.Agree || ok.Failed || len(ok.Groups) != 1 {
+		t.Errorf("get-binary-version: %+v, want one agreeing group", ok)
+	}
+}

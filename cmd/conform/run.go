@@ -40,6 +40,7 @@ const usage = `usage: conform <command> [flags]
 
 commands:
   run       certify an IUT (default: the embedded Go reference) against the suite
+  parity    run several implementations and gate on byte-for-byte agreement
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
   golden    regenerate golden summaries from the reference (--update)
   list      list the vectors of a suite version
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdValidate(ctx, rest, stdout, stderr)
 	case "golden":
 		return cmdGolden(ctx, rest, stdout, stderr)
+	case "parity":
+		return cmdParity(ctx, rest, stdout, stderr)
 	case "list":
 		return cmdList(rest, stdout, stderr)
 	case "version":
@@ -91,6 +94,31 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// applyProfile loads the profile in dir into cfg: command, environment,
+// implementation name and (unless keepTimeout) its timeout. Errors:
+// PROFILE_INVALID, and IUT_START when the command is not installed.
+func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Profile, error) {
+	p, err := profile.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
+	if p.Implementation != "" {
+		cfg.Implementation = p.Implementation
+	}
+	if p.Timeout != "" && !keepTimeout {
+		d, err := time.ParseDuration(p.Timeout)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile timeout")
+		}
+		cfg.Timeout = d
+	}
+	if _, err := os.Stat(p.Command[0]); err != nil && p.Install != "" {
+		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
+	}
+	return p, nil
+}
 
 // openSuite loads the suite at dir, or the embedded one when dir is "".
 func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
@@ -156,27 +184,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	expectPath := *expectFile
 	if *prof != "" {
-		p, err := profile.Load(*prof)
+		p, err := applyProfile(&cfg, *prof, flagSet(fl, "timeout"))
 		if err != nil {
 			return fail(stderr, err)
 		}
-		cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
-		if p.Implementation != "" {
-			cfg.Implementation = p.Implementation
-		}
 		if expectPath == "" {
 			expectPath = p.ExpectFailPath()
-		}
-		if p.Timeout != "" && !flagSet(fl, "timeout") {
-			d, err := time.ParseDuration(p.Timeout)
-			if err != nil {
-				return fail(stderr, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile timeout"))
-			}
-			cfg.Timeout = d
-		}
-		if _, err := os.Stat(p.Command[0]); err != nil && p.Install != "" {
-			fmt.Fprintf(stderr, "conform: %s is not installed; run %s first\n", p.Command[0], filepath.Join(p.Dir, p.Install))
-			return exitBroken
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {

@@ -58,6 +58,22 @@ type junitMessage struct {
 // TIMEOUT, INVALID); XFAIL, NOT_RUN and informational vectors that did not
 // pass are <skipped> (with what happened); passing vectors are plain cases.
 func JUnit(w io.Writer, r *runner.Report) error {
+	s := junitSuiteOf(r)
+	doc := junitSuites{Name: r.Suite.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitSuiteOf builds the testsuite element of one report.
+func junitSuiteOf(r *runner.Report) junitSuite {
 	class := fmt.Sprintf("conform.v%d.%s", r.Suite.Version, r.Suite.Role)
 	s := junitSuite{Name: r.Implementation.Name, Tests: len(r.Results),
 		Properties: []junitProperty{
@@ -94,17 +110,7 @@ func JUnit(w io.Writer, r *runner.Report) error {
 		s.Cases = append(s.Cases, c)
 	}
 	s.Time = seconds(total)
-	doc := junitSuites{Name: r.Suite.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return s
 }
 
 func summaryLine(res runner.Result) string {

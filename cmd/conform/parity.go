@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
+	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/runner"
+)
+
+// cmdParity runs `conform parity --impl NAME=PROFILE_OR_COMMAND ...`: the
+// suite against several implementations in parallel, a matrix of vectors
+// by implementations, and a gate that fails (exit 1) when any
+// implementation's canonical bytes differ from the golden or from each
+// other on a required or recommended vector. NAME=reference is the embedded
+// Go reference; NAME=DIR with DIR/profile.json is a profile (its expected
+// failures apply); anything else is a command split on white space (never
+// run through a shell).
+func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("parity", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var impls, filters multiFlag
+	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` (repeatable, at least two)")
+	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable)")
+	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	version := fl.Int("version", 1, "control protocol `version`")
+	role := fl.String("role", "agent", "role the implementations play")
+	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: number of CPUs)")
+	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	format := fl.String("format", "text", "report format: text, json or junit")
+	out := fl.String("out", "", "write the report to `file` (default: stdout)")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if len(impls) < 2 {
+		fmt.Fprintln(stderr, "conform parity: name at least two implementations with --impl NAME=PROFILE_OR_COMMAND")
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" && *format != "junit" {
+		fmt.Fprintln(stderr, "conform parity: --format must be text, json or junit")
+		return exitUsage
+	}
+	s, err := openSuite(*suiteDir, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	base := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs}
+	var targets []runner.Target
+	seen := map[string]bool{}
+	for _, spec := range impls {
+		name, value, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || value == "" {
+			fmt.Fprintf(stderr, "conform parity: --impl %q: want NAME=PROFILE_OR_COMMAND\n", spec)
+			return exitUsage
+		}
+		if seen[name] {
+			fmt.Fprintf(stderr, "conform parity: implementation name %q used twice\n", name)
+			return exitUsage
+		}
+		seen[name] = true
+		cfg := runner.Config{Timeout: *timeout, Implementation: name}
+		switch {
+		case value == "reference":
+			cmd, err := referenceCommand(*role, *version)
+			if err != nil {
+				return fail(stderr, err)
+			}
+			cfg.Command = cmd
+		case isProfileDir(value):
+			p, err := applyProfile(&cfg, value, flagSet(fl, "timeout"))
+			if err != nil {
+				return fail(stderr, err)
+			}
+			if ef := p.ExpectFailPath(); ef != "" {
+				if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
+					return fail(stderr, err)
+				}
+			}
+		default:
+			cfg.Command = strings.Fields(value)
+		}
+		cfg.Implementation = name
+		targets = append(targets, runner.Target{Name: name, Config: cfg})
+	}
+	start := time.Now()
+	pr, err := runner.Parity(ctx, base, targets)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+		return fail(stderr, err)
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "create report"))
+		}
+		defer f.Close()
+		w = f
+	}
+	switch *format {
+	case "json":
+		err = report.ParityJSON(w, pr)
+	case "junit":
+		err = report.ParityJUnit(w, pr)
+	default:
+		err = report.ParityText(w, pr)
+	}
+	if err != nil {
+		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
+	}
+	fmt.Fprintf(stderr, "parity of %d implementations over %d vectors in %s\n", len(targets), len(pr.Vectors), time.Since(start).Round(time.Millisecond))
+	for _, rep := range pr.Reports {
+		if code := rep.ExitCode(); code == exitUsage || code == exitInterrupted {
+			return code
+		}
+	}
+	if !pr.Passed {
+		return exitFail
+	}
+	return exitPass
+}
+
+func isProfileDir(p string) bool {
+	_, err := os.Stat(filepath.Join(p, profile.File))
+	return err == nil
+}

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/runner"
+)
+
+// ParityText writes the parity matrix (vectors by implementations), then for
+// each vector where the implementations do not all write the golden bytes:
+// which implementations form each group and a diff of each group against the
+// golden bytes, then the gate verdict.
+func ParityText(w io.Writer, pr *runner.ParityReport) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "suite   %s v%d (%s role)\ndigest  %s\n\n", pr.Suite.Name, pr.Suite.Version, pr.Suite.Role, pr.Suite.Digest)
+	names := make([]string, len(pr.Implementations))
+	width := 8
+	for i, impl := range pr.Implementations {
+		names[i] = impl.Name
+		width = max(width, len(impl.Name)+2)
+	}
+	idw := 6
+	for _, v := range pr.Vectors {
+		idw = max(idw, len(v.ID)+2)
+	}
+	fmt.Fprintf(ew, "%-*s", idw, "vector")
+	for _, n := range names {
+		fmt.Fprintf(ew, "%-*s", width, n)
+	}
+	fmt.Fprintln(ew)
+	for _, v := range pr.Vectors {
+		id := v.ID
+		if v.Level == "informational" {
+			id += "*"
+		}
+		fmt.Fprintf(ew, "%-*s", idw, id)
+		for _, n := range names {
+			fmt.Fprintf(ew, "%-*s", width, short(v.Statuses[n]))
+		}
+		if !v.Agree {
+			fmt.Fprintf(ew, " (%d groups)", len(v.Groups))
+		}
+		fmt.Fprintln(ew)
+	}
+	fmt.Fprintln(ew, "(* informational: recorded, never fails the gate)")
+	for _, v := range pr.Vectors {
+		if v.Agree {
+			continue
+		}
+		fmt.Fprintf(ew, "\n--- %s (%s): %d groups\n", v.ID, v.Level, len(v.Groups))
+		for i, g := range v.Groups {
+			label := fmt.Sprintf("group %d", i+1)
+			if g.Golden {
+				label += " (= golden)"
+			}
+			fmt.Fprintf(ew, "    %s: %s\n", label, strings.Join(g.Implementations, ", "))
+			if !g.Golden {
+				fmt.Fprintf(ew, "      diff (-golden +group %d):\n%s", i+1, indent(sanitize(compare.Diff([]byte(v.Golden), []byte(g.Bytes))), "        "))
+			}
+		}
+	}
+	fmt.Fprintln(ew)
+	for i, rep := range pr.Reports {
+		c := rep.Summary
+		fmt.Fprintf(ew, "%-*s %d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d stale\n",
+			width, names[i], c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, len(rep.Stale))
+	}
+	if pr.Passed {
+		fmt.Fprintf(ew, "PARITY: %d implementations agree with the golden bytes on every required and recommended vector\n", len(names))
+	} else {
+		fmt.Fprintf(ew, "NO PARITY: at least one implementation differs from the golden bytes or failed its run\n")
+	}
+	return ew.err
+}
+
+func short(s runner.Status) string {
+	if s == "" {
+		return "-"
+	}
+	return string(s)
+}
+
+// ParityJSON writes the parity report as indented JSON.
+func ParityJSON(w io.Writer, pr *runner.ParityReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(pr)
+}
+
+// ParityJUnit writes one testsuite per implementation (as [JUnit] does) plus
+// a "parity" testsuite with one testcase per vector that fails when the row
+// fails the gate, its message naming the groups.
+func ParityJUnit(w io.Writer, pr *runner.ParityReport) error {
+	doc := junitSuites{Name: pr.Suite.Name}
+	for _, rep := range pr.Reports {
+		s := junitSuiteOf(rep)
+		doc.Suites = append(doc.Suites, s)
+	}
+	ps := junitSuite{Name: "parity", Tests: len(pr.Vectors)}
+	for _, v := range pr.Vectors {
+		c := junitCase{Name: v.ID, Classname: fmt.Sprintf("conform.v%d.%s.parity", pr.Suite.Version, pr.Suite.Role), Time: "0.000"}
+		if !v.Agree {
+			var groups []string
+			for _, g := range v.Groups {
+				tag := ""
+				if g.Golden {
+					tag = "=golden "
+				}
+				groups = append(groups, tag+"["+strings.Join(g.Implementations, ", ")+"]")
+			}
+			msg := sanitize(strings.Join(groups, " vs "))
+			switch {
+			case v.Failed:
+				c.Failure = &junitMessage{Message: msg, Type: "PARITY"}
+				ps.Failures++
+			default:
+				c.Skipped = &junitMessage{Message: "informational: " + msg}
+				ps.Skipped++
+			}
+		}
+		ps.Cases = append(ps.Cases, c)
+	}
+	doc.Suites = append(doc.Suites, ps)
+	for _, s := range doc.Suites {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+		doc.Skipped += s.Skipped
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
