@@ -67,6 +67,7 @@ const (
 	FindingLingered          = "IUT_LINGERED"
 	FindingExpectedFailure   = "EXPECTED_FAILURE"
 	FindingUnexpectedPass    = "UNEXPECTED_PASS"
+	FindingHostSent          = "HOST_SENT"
 )
 
 // Finding is one observation about a vector. Status is the verdict it

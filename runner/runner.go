@@ -92,6 +92,11 @@ type Config struct {
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
+	// Spawn, when set, selects spawned mode: the IUT is a host that starts
+	// the agent itself, and Spawn is the argv prefix of the agent double
+	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double's
+	// executable path in CONFORM_AGENT; see [Plan].
+	Spawn []string
 	// TempDir is where per-vector HOME and working directories are made
 	// (default os.TempDir()).
 	TempDir string

@@ -130,9 +130,30 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 		}
 	}
 
+	env := p.env(home)
+	if v.Policy != nil {
+		pol, err := canon.Canonical(v.Policy)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: policy", v.Path)
+		}
+		env = append(env, "CONFORM_POLICY="+string(pol))
+	}
+	// Spawned mode: the IUT starts "the agent" itself (as the Agent SDKs
+	// do); it is given an agent double that plays the vector's frames and
+	// records what the IUT answers in a transcript file.
+	spawned := p.cfg.Spawn != nil
+	var sp *spawnFiles
+	if spawned {
+		if sp, err = p.writeSpawn(dir, v, input); err != nil {
+			return nil, err
+		}
+		env = append(env, "CONFORM_AGENT="+sp.agent)
+		input = nil
+	}
+
 	start := time.Now()
 	pr, err := proc.Start(ctx, proc.Config{
-		Argv: p.cfg.Command, Env: p.env(home), Dir: work,
+		Argv: p.cfg.Command, Env: env, Dir: work,
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
 	}, input)
 	if err != nil {
@@ -146,7 +167,7 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 		}
 	}
 	done := func() bool {
-		if mustExit {
+		if mustExit || spawned {
 			return false
 		}
 		for k := range expected {
@@ -171,7 +192,9 @@ wait:
 				lines, eof = nil, true
 				continue
 			}
-			handle(ln)
+			if !spawned {
+				handle(ln)
+			}
 		case <-pr.Exited():
 			exited = true
 			break wait
@@ -188,10 +211,15 @@ wait:
 	go func() { stopped <- pr.Stop(p.cfg.Grace, p.cfg.KillAfter) }()
 	if lines != nil {
 		for ln := range lines {
-			handle(ln)
+			if !spawned {
+				handle(ln)
+			}
 		}
 	}
 	o.exit = <-stopped
+	if spawned {
+		sp.replay(o, handle, p.cfg.MaxLine)
+	}
 	o.elapsed = time.Since(start)
 	o.stderr, _ = pr.Stderr()
 	if ctx.Err() != nil {
@@ -206,6 +234,13 @@ wait:
 	switch {
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
+	case spawned && timedOut:
+		o.add(FindingExitMissing, Timeout, "the host did not end within %s after the agent double finished", p.cfg.Timeout)
+	case spawned && ex.Code != 0:
+		o.add(FindingExitNonzero, Crash, "the host exited with status %d", ex.Code)
+	case spawned && len(pending) > 0:
+		o.add(FindingReplyMissing, Timeout, "the host never answered %s", strings.Join(pending, ", "))
+	case spawned:
 	case mustExit && timedOut:
 		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
 	case mustExit:
@@ -219,7 +254,7 @@ wait:
 	case ex.Stopped == "" && ex.Code != 0:
 		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)
 	}
-	if ex.Stopped != "" && !timedOut {
+	if ex.Stopped != "" && !timedOut && !spawned {
 		o.add(FindingLingered, "", "the IUT did not exit within %s of stdin closing; conform sent %s", p.cfg.Grace, ex.Stopped)
 	}
 

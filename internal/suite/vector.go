@@ -37,7 +37,10 @@ type Vector struct {
 	Tags        []string `json:"tags,omitempty"`
 
 	// Session vectors.
-	Role      string           `json:"role,omitempty"`
+	Role string `json:"role,omitempty"`
+	// Policy is the host role's decisions, handed to the IUT as
+	// CONFORM_POLICY (canonical JSON); nil for agent-role vectors.
+	Policy    any              `json:"policy,omitempty"`
 	Send      []SendItem       `json:"send,omitempty"`
 	Expect    Expect           `json:"expect"`
 	Normalize []normalize.Spec `json:"normalize,omitempty"`
