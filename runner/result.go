@@ -51,6 +51,7 @@ const (
 	FindingFrameNotObject    = "FRAME_NOT_OBJECT"
 	FindingFrameTooLarge     = "FRAME_TOO_LARGE"
 	FindingFramePartial      = "FRAME_PARTIAL"
+	FindingFrameLimit        = "FRAME_LIMIT"
 	FindingFrameTypeUnknown  = "FRAME_TYPE_UNKNOWN"
 	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
 	FindingReplyDuplicate    = "REPLY_DUPLICATE"

@@ -54,6 +54,7 @@ const (
 	DefaultKillAfter = 1 * time.Second
 	DefaultMaxLine   = 1 << 20  // bytes
 	DefaultStderrMax = 16 << 10 // bytes
+	DefaultMaxFrames = 10000    // stdout lines per vector
 )
 
 // Config says what to run. Zero values take the documented defaults.
@@ -89,6 +90,9 @@ type Config struct {
 	MaxLine int
 	// StderrMax is how many trailing bytes of stderr are kept (default 16 KiB).
 	StderrMax int
+	// MaxFrames is the most stdout lines read per vector (default 10000);
+	// more is FRAME_LIMIT (PROTOCOL_ERROR) and the IUT is stopped.
+	MaxFrames int
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
@@ -126,6 +130,9 @@ func (c *Config) defaults() {
 	}
 	if c.StderrMax <= 0 {
 		c.StderrMax = DefaultStderrMax
+	}
+	if c.MaxFrames <= 0 {
+		c.MaxFrames = DefaultMaxFrames
 	}
 	if len(c.Command) > 0 && strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
 		// The IUT runs in a fresh directory: a relative path names a file

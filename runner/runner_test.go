@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 }
 
 func fake(behaviour string) int {
+	if code, ok := zoo(behaviour); ok {
+		return code
+	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()

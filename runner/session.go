@@ -161,7 +161,16 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 	}
 
 	var frames []any
+	nlines, overLimit := 0, false
 	handle := func(ln proc.Line) {
+		nlines++
+		if nlines > p.cfg.MaxFrames {
+			if !overLimit {
+				overLimit = true
+				o.add(FindingFrameLimit, ProtocolError, "the IUT wrote more than %d lines for one vector", p.cfg.MaxFrames)
+			}
+			return
+		}
 		if f := p.frame(o, ln, sent); f != nil {
 			frames = append(frames, f)
 		}
@@ -194,6 +203,9 @@ wait:
 			}
 			if !spawned {
 				handle(ln)
+				if overLimit {
+					break wait
+				}
 			}
 		case <-pr.Exited():
 			exited = true

@@ -1,0 +1,226 @@
+package runner_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/runner"
+)
+
+// zoo plays a misbehaving IUT. It reports whether behaviour is one of its
+// own; pids of every process it starts are appended to $CONFORM_ZOO_PIDS so
+// the test can check that none survives.
+func zoo(behaviour string) (int, bool) {
+	notePID(os.Getpid())
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	agent := reference.NewAgent()
+	// answer reads one request and writes the reference's reply.
+	answer := func() bool {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return false
+		}
+		reply, _ := agent.Handle(line)
+		out.Write(append(reply, '\n'))
+		out.Flush()
+		return true
+	}
+	switch behaviour {
+	case "zoo-hang-ignore-term":
+		signalIgnore(syscall.SIGTERM)
+		answer()
+		in.ReadBytes('\n') // EOF
+		time.Sleep(time.Hour)
+	case "zoo-exit-at-once":
+		return 0, true
+	case "zoo-partial-line":
+		os.Stdout.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1"`)
+		return 0, true
+	case "zoo-huge-line":
+		in.ReadBytes('\n')
+		w := bufio.NewWriterSize(os.Stdout, 1<<20)
+		w.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":["`)
+		w.WriteString(strings.Repeat("x", 10<<20))
+		w.WriteString("\"]}}}\n")
+		w.Flush()
+		agent.Handle([]byte{})
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
+	case "zoo-invalid-utf8":
+		in.ReadBytes('\n')
+		out.WriteString("{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"req-1\",\"response\":{\"still_queued\":[\"\xff\xfe\"]}}}\n")
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
+	case "zoo-duplicate-keys":
+		in.ReadBytes('\n')
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
+	case "zoo-inexact-number":
+		in.ReadBytes('\n')
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[12345678901234567890]}}}` + "\n")
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
+	case "zoo-stderr-flood":
+		chunk := strings.Repeat("e", 1<<20)
+		for range 1024 { // 1 GiB
+			if _, err := os.Stderr.WriteString(chunk); err != nil {
+				break
+			}
+		}
+		os.Stderr.WriteString("LAST-STDERR-LINE\n")
+		in.ReadBytes('\n')
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":["flood"]}}}` + "\n")
+	case "zoo-grandchild-holds-stdout":
+		cmd := exec.Command("sleep", "3600") // inherits stdout and the process group
+		cmd.Stdout = os.Stdout
+		if err := cmd.Start(); err == nil {
+			notePID(cmd.Process.Pid)
+		}
+		answer()
+		return 0, true
+	case "zoo-slow-one":
+		line, _ := in.ReadBytes('\n')
+		if strings.Contains(string(line), `"get_binary_version"`) {
+			time.Sleep(time.Hour)
+		}
+		reply, _ := agent.Handle(line)
+		out.Write(append(reply, '\n'))
+	case "zoo-flood-frames":
+		in.ReadBytes('\n')
+		for range 20000 {
+			out.WriteString(`{"type":"system","subtype":"status"}` + "\n")
+		}
+	default:
+		return 0, false
+	}
+	return 0, true
+}
+
+func signalIgnore(sig syscall.Signal) { signal.Ignore(sig) }
+
+func notePID(pid int) {
+	f := os.Getenv("CONFORM_ZOO_PIDS")
+	if f == "" {
+		return
+	}
+	fh, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(fh, pid)
+	fh.Close()
+}
+
+// TestZoo runs each misbehaving IUT and checks its exact verdict, that the
+// run ends in bounded time, and that no process it started survives.
+func TestZoo(t *testing.T) {
+	t.Parallel()
+	const timeout, grace, killAfter = 2 * time.Second, 500 * time.Millisecond, 500 * time.Millisecond
+	tests := []struct {
+		behaviour string
+		filters   []string
+		want      map[string]runner.Status
+		finding   string
+	}{
+		{"zoo-hang-ignore-term", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, runner.FindingLingered},
+		{"zoo-exit-at-once", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingExitEarly},
+		{"zoo-partial-line", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingFramePartial},
+		{"zoo-huge-line", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameTooLarge},
+		{"zoo-invalid-utf8", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameNotJSON},
+		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
+		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
+		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingGoldenMismatch},
+		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, ""},
+		{"zoo-slow-one", []string{"interrupt-idle", "get-binary-version", "mcp-status-empty"},
+			map[string]runner.Status{"interrupt-idle": runner.Pass, "get-binary-version": runner.Timeout, "mcp-status-empty": runner.Pass}, ""},
+		{"zoo-flood-frames", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameLimit},
+	}
+	for _, tc := range tests {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			t.Parallel()
+			pids := filepath.Join(t.TempDir(), "pids")
+			cfg := testConfig(t, tc.behaviour, tc.filters...)
+			cfg.Env["CONFORM_ZOO_PIDS"] = pids
+			cfg.Timeout, cfg.Grace, cfg.KillAfter = timeout, grace, killAfter
+			cfg.MaxFrames = 1000
+			start := time.Now()
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A hang guard, not a speed claim: every vector is bounded by
+			// timeout + grace + kill-after, plus a wide margin for a noisy
+			// 2-core machine (the stderr flood alone moves 1 GiB).
+			if limit := timeout + grace + 2*killAfter + 20*time.Second; time.Since(start) > limit {
+				t.Errorf("run took %s, bound %s", time.Since(start), limit)
+			}
+			if diff := cmp.Diff(tc.want, statuses(rep)); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+			if tc.finding != "" && !slicesContains(findingCodes(rep.Results[0]), tc.finding) {
+				t.Errorf("findings %v lack %s", findingCodes(rep.Results[0]), tc.finding)
+			}
+			for _, r := range rep.Results {
+				if len(r.Stderr) > runner.DefaultStderrMax {
+					t.Errorf("%s: kept %d bytes of stderr, bound %d", r.ID, len(r.Stderr), runner.DefaultStderrMax)
+				}
+				if tc.behaviour == "zoo-stderr-flood" && !strings.HasSuffix(r.Stderr, "LAST-STDERR-LINE\n") {
+					t.Errorf("%s: stderr tail lost its last line: ...%q", r.ID, r.Stderr[max(0, len(r.Stderr)-40):])
+				}
+			}
+			assertNoSurvivors(t, pids)
+		})
+	}
+}
+
+// assertNoSurvivors checks every pid the zoo recorded is gone.
+func assertNoSurvivors(t *testing.T, pidFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("no pid file: the zoo IUT never started? %v", err)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(f)
+		gone := false
+		for range 50 { // reaping by init can lag a little after SIGKILL
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				gone = true
+				break
+			}
+			if zombie(pid) {
+				gone = true
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !gone {
+			t.Errorf("process %d survived the run", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// zombie reports whether pid is a zombie (dead, waiting to be reaped).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
