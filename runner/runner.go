@@ -198,7 +198,8 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, err
 	}
 	for _, b := range bad {
-		p.problems = append(p.problems, Problem{Path: b.Path, Code: codeOr(b.Err, kiterr.VectorInvalid), Message: b.Err.Error()})
+		code := codeOr(b.Err, kiterr.VectorInvalid)
+		p.problems = append(p.problems, Problem{Path: b.Path, Code: code, Message: strings.TrimPrefix(b.Err.Error(), code+": ")})
 	}
 	var sessions []*suite.Vector
 	for _, v := range all {

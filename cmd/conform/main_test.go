@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -24,5 +25,15 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI scenarios in testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
 	t.Parallel()
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("SUITE", root) // the repository's suite, for copies
+			return nil
+		},
+	})
 }

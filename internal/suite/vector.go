@@ -138,17 +138,21 @@ func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
 	for _, name := range names {
 		v, err := s.loadVector(ver, name, sch.Validate)
 		if err == nil {
+			// Duplicates are found among every parsed vector, whatever
+			// its digest, so a copied file is named as a duplicate.
 			if prev, dup := byID[v.ID]; dup {
 				err = kiterr.New(kiterr.VectorIDDuplicate, "id %q is used by %s and %s", v.ID, prev, name)
-			} else if prob := s.Problems[name]; prob != nil {
-				err = prob
+			} else {
+				byID[v.ID] = name
+				if prob := s.Problems[name]; prob != nil {
+					err = prob
+				}
 			}
 		}
 		if err != nil {
 			bad = append(bad, LoadError{Path: name, Err: err})
 			continue
 		}
-		byID[v.ID] = name
 		out = append(out, v)
 	}
 	slices.SortFunc(out, func(a, b *Vector) int { return strings.Compare(a.ID, b.ID) })
