@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -51,12 +52,18 @@ func Parse(data []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	end := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(data, int(dec.InputOffset()))
+		for end < len(data) && isSpace(data[end]) {
+			end++
+		}
+		line, col := position(data, end)
 		return nil, kiterr.New(kiterr.JSONSyntax, "trailing data after JSON value at %d:%d", line, col)
 	}
 	return v, nil
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 type parser struct {
 	dec  *json.Decoder
@@ -64,16 +71,20 @@ type parser struct {
 }
 
 func (p *parser) syntax(err error) error {
-	off := int(p.dec.InputOffset())
+	off, msg := int(p.dec.InputOffset()), err.Error()
+	// A Decoder's SyntaxError.Offset can be relative to the token it was
+	// reading; json.Unmarshal of the whole input reports the absolute one.
+	var whole any
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = int(se.Offset)
+	switch uerr := json.Unmarshal(p.data, &whole); {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		off, msg = len(p.data), "unexpected end of input"
+	case errors.As(uerr, &se) && strings.Contains(se.Error(), "unexpected end"):
+		off, msg = len(p.data), "unexpected end of input"
+	case errors.As(uerr, &se):
+		off, msg = max(0, int(se.Offset)-1), se.Error() // Offset counts the offending byte
 	}
 	line, col := position(p.data, off)
-	msg := err.Error()
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		msg = "unexpected end of input"
-	}
 	return &kiterr.Error{Code: kiterr.JSONSyntax, Msg: fmt.Sprintf("at %d:%d: %s", line, col, msg)}
 }
 
@@ -141,15 +152,17 @@ func (p *parser) fromToken(tok json.Token, ptr string, depth int) (any, error) {
 	}
 }
 
-// CheckNumber reports an error when n carries more precision than IEEE 754
-// binary64 holds: an integer literal (no fraction or exponent) of magnitude
-// 2^53 or more whose digits differ from the RFC 8785 (ECMAScript) form of its
-// nearest binary64, such as 12345678901234567890 (canonical form
-// 12345678901234567000). Literals already in that form, like
-// 12345678901234567000, are exact renderings and pass. A literal that
-// overflows binary64 (1e400) is an error too. Fractions are not checked: a
-// JSON number is a binary64 value (RFC 7493 §2.2) and a fraction's nearest
-// binary64 is the value both sides canonicalize.
+// CheckNumber reports an error when the integer literal n (no fraction or
+// exponent) of magnitude 2^53 or more names a value that neither binary64
+// holds exactly nor is written in the RFC 8785 (ECMAScript) form of its
+// nearest binary64. So 18446744073709551616 (2^64, exact) and
+// 12345678901234567000 (the ECMAScript rendering of a binary64, what
+// JavaScript writes) pass, while 12345678901234567890 and 9007199254740993
+// (2^53+1) carry digits binary64 drops and are refused: two readers would
+// silently disagree about them. A literal that overflows binary64 (1e400)
+// is an error too. Fractions are not checked: a JSON number is a binary64
+// value (RFC 7493 §2.2) and a fraction's nearest binary64 is the value both
+// sides canonicalize.
 func CheckNumber(n json.Number) error {
 	s := string(n)
 	f, err := n.Float64()
@@ -163,10 +176,17 @@ func CheckNumber(n json.Number) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s, err)
 	}
-	if strings.TrimPrefix(s, "-") != strings.TrimPrefix(es6, "-") {
-		return fmt.Errorf("integer %s is not exactly representable in IEEE 754 binary64 (its canonical form is %s)", s, es6)
+	if strings.TrimPrefix(s, "-") == strings.TrimPrefix(es6, "-") {
+		return nil
 	}
-	return nil
+	want, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return fmt.Errorf("%s is not an integer literal", s)
+	}
+	if got, _ := big.NewFloat(f).Int(nil); want.Cmp(got) == 0 {
+		return nil
+	}
+	return fmt.Errorf("integer %s is not exactly representable in IEEE 754 binary64 (its canonical form is %s)", s, es6)
 }
 
 // Canonical returns the RFC 8785 canonical bytes of v (a value as returned by

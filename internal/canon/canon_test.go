@@ -162,7 +162,6 @@ func TestParseErrors(t *testing.T) {
 // TestParseTrailingDataPosition checks that the line:column of a trailing
 // value names where the trailing value begins.
 func TestParseTrailingDataPosition(t *testing.T) {
-	t.Skip(`BUG: canon.go:58 reports dec.InputOffset() after dec.Token() consumed the trailing token, so "{}{}" says 1:4 (want 1:3), "{} \"abcdef\"" says 1:12 (want 1:4) and "{}\n\n  [1]" says 3:4 (want 3:3)`)
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"{}{}", "at 1:3"},
@@ -179,7 +178,6 @@ func TestParseTrailingDataPosition(t *testing.T) {
 // TestParseSyntaxErrorPositionInsideValue checks line:column for errors the
 // decoder's scanner finds inside one string, number or literal token.
 func TestParseSyntaxErrorPositionInsideValue(t *testing.T) {
-	t.Skip(`BUG: canon.go:75-77 (parser.syntax) uses json.SyntaxError.Offset as an absolute input offset, but for errors inside a string/number/literal token json.Decoder reports it relative to the start of that token (counting the bad byte): "[\"ok\",\n \"a\x01\"]" says 2:1 (want 2:4), "[1, 2, \"\\q\"]" says 1:6 (want 1:10), "[1,\n 2,\n -x]" says 2:1 (want 3:3), "\"a\x01\"" says 1:4 (want 1:3)`)
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"\"a\x01\"", "at 1:3:"},
@@ -261,7 +259,6 @@ func TestCheckNumber(t *testing.T) {
 // kiterr.JSONNumberInexact say only integers binary64 "cannot hold exactly"
 // are refused, and the message claims "is not exactly representable".
 func TestCheckNumberExactIntegers(t *testing.T) {
-	t.Skip(`BUG (doc/behaviour): canon.go CheckNumber rejects integers that binary64 holds exactly when their ES form differs in digits: 18446744073709551616 (2^64, canonical 18446744073709552000) and 1000000000000000000000 (10^21, canonical 1e+21) fail with "is not exactly representable in IEEE 754 binary64", contradicting the JSON_NUMBER_INEXACT doc ("an integer ... that IEEE 754 binary64 cannot hold exactly")`)
 	t.Parallel()
 	for _, in := range []string{"18446744073709551616", "1000000000000000000000"} {
 		if err := canon.CheckNumber(json.Number(in)); err != nil {

@@ -27,10 +27,12 @@ import (
 
 // Spec is a normalizer as written in suite.json or a vector file.
 type Spec struct {
-	Path        string `json:"path"`
-	Format      string `json:"format"`
-	Placeholder any    `json:"placeholder,omitempty"`
-	Reason      string `json:"reason,omitempty"`
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	// Placeholder is the replacement (any JSON value, null included);
+	// absent means the string "<" + Format + ">".
+	Placeholder json.RawMessage `json:"placeholder,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
 }
 
 // Rule is a compiled [Spec].
@@ -42,8 +44,12 @@ type Rule struct {
 }
 
 var (
-	uuidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+	uuidRE    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	integerRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	// dateTimeRE is RFC 3339 §5.6 date-time; "T" and "Z" may be lower case
+	// (§5.6 NOTE).
+	dateTimeRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$`)
+	semverRE   = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 )
 
 // Compile checks and compiles specs in order. Errors: NORMALIZER_INVALID
@@ -64,9 +70,13 @@ func Compile(specs []Spec) ([]Rule, error) {
 			return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s)", i, s.Path)
 		}
 		r.check = check
-		r.placeholder = s.Placeholder
-		if r.placeholder == nil {
-			r.placeholder = "<" + s.Format + ">"
+		r.placeholder = "<" + s.Format + ">"
+		if len(s.Placeholder) > 0 {
+			pv, err := canon.Parse(s.Placeholder)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s): placeholder", i, s.Path)
+			}
+			r.placeholder = pv
 		}
 		rules = append(rules, r)
 	}
@@ -78,27 +88,13 @@ func isString(v any) (string, bool) { s, ok := v.(string); return s, ok }
 func checker(format string) (func(any) bool, error) {
 	switch format {
 	case "rfc3339":
-		return func(v any) bool {
-			s, ok := isString(v)
-			if !ok {
-				return false
-			}
-			_, err := time.Parse(time.RFC3339Nano, s)
-			return err == nil
-		}, nil
+		return func(v any) bool { s, ok := isString(v); return ok && isRFC3339(s) }, nil
 	case "uuid":
 		return func(v any) bool { s, ok := isString(v); return ok && uuidRE.MatchString(s) }, nil
 	case "semver":
 		return func(v any) bool { s, ok := isString(v); return ok && semverRE.MatchString(s) }, nil
 	case "integer":
-		return func(v any) bool {
-			n, ok := v.(json.Number)
-			if !ok {
-				return false
-			}
-			_, err := strconv.ParseInt(string(n), 10, 64)
-			return err == nil
-		}, nil
+		return func(v any) bool { n, ok := v.(json.Number); return ok && integerRE.MatchString(string(n)) }, nil
 	case "string":
 		return func(v any) bool { _, ok := isString(v); return ok }, nil
 	case "any-array":
@@ -212,3 +208,25 @@ func sortedKeys(m map[string]any) []string {
 }
 
 func sortStrings(s []string) { slices.Sort(s) }
+
+// isRFC3339 reports whether s is an RFC 3339 §5.6 date-time with valid
+// ranges (month, day of month, leap years, hour 00-23, minute 00-59, second
+// 00-60, offset hour 00-23).
+func isRFC3339(s string) bool {
+	m := dateTimeRE.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	year, month, day := atoi(m[1]), atoi(m[2]), atoi(m[3])
+	if month < 1 || month > 12 || day < 1 || day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return false
+	}
+	if atoi(m[4]) > 23 || atoi(m[5]) > 59 || atoi(m[6]) > 60 {
+		return false
+	}
+	if m[9] != "" && (atoi(m[10]) > 23 || atoi(m[11]) > 59) {
+		return false
+	}
+	return true
+}

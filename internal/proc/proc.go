@@ -78,8 +78,10 @@ type Proc struct {
 	waitErr  error
 	stdoutR  *os.File
 	readDone chan struct{}
-	mu       sync.Mutex
-	stopped  string
+	// stderrDone is closed once stderr reached EOF and is fully copied.
+	stderrDone chan struct{}
+	mu         sync.Mutex
+	stopped    string
 }
 
 // Start starts cfg.Argv and writes input to its stdin, each element followed
@@ -126,13 +128,14 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	p := &Proc{
-		cmd:      cmd,
-		lines:    make(chan Line, 64),
-		stderr:   &tail{max: cfg.StderrMax},
-		closeIn:  make(chan struct{}),
-		exited:   make(chan struct{}),
-		stdoutR:  outR,
-		readDone: make(chan struct{}),
+		cmd:        cmd,
+		lines:      make(chan Line, 64),
+		stderr:     &tail{max: cfg.StderrMax},
+		closeIn:    make(chan struct{}),
+		exited:     make(chan struct{}),
+		stdoutR:    outR,
+		readDone:   make(chan struct{}),
+		stderrDone: make(chan struct{}),
 	}
 	p.start = time.Now()
 	err = cmd.Start()
@@ -151,6 +154,7 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.stderrDone)
 	}()
 	go p.wait()
 	return p, nil
@@ -196,8 +200,12 @@ func (p *Proc) readStdout(r *os.File, maxLine int) {
 			return
 		}
 		ln := Line{Size: size, At: time.Since(p.start)}
+		if err != nil && len(buf) > maxLine {
+			tooLong = true // a last line without LF has no LF to allow for
+		}
 		switch {
 		case tooLong:
+			ln.Partial = err != nil
 			ln.Err = ErrLineTooLong
 			if err == nil {
 				ln.Size--
@@ -278,6 +286,11 @@ func (p *Proc) Stop(grace, killAfter time.Duration) Exit {
 		// stdout: stop reading it.
 		p.stdoutR.Close()
 		<-p.readDone
+	}
+	select {
+	case <-p.stderrDone:
+	case <-time.After(killAfter):
+		// stderr is held open outside the group; keep what arrived.
 	}
 	return p.Exit()
 }

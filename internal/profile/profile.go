@@ -20,6 +20,14 @@ import (
 // File is the name of the profile inside its folder.
 const File = "profile.json"
 
+// Modes of [Profile.Mode].
+const (
+	// ModeDirect: the runner writes the vector's frames to the IUT's stdin.
+	ModeDirect = "direct"
+	// ModeSpawned: the IUT starts the agent double found in CONFORM_AGENT.
+	ModeSpawned = "spawned"
+)
+
 // Profile is a parsed profile.json.
 //
 //	{"name": "claude-code", "implementation": "Claude Code CLI 2.1.332",
@@ -31,6 +39,11 @@ const File = "profile.json"
 // absolute) and ${CONFORM_CACHE} ($CONFORM_CACHE, else $XDG_CACHE_HOME/conform,
 // else $HOME/.cache/conform); env values may also use ${HOME}, the IUT's
 // fresh temporary home. No other expansion happens and no shell is involved.
+//
+// Mode is "direct" (the default when empty: the runner speaks to the IUT
+// over its stdin/stdout) or "spawned" (the IUT is a host, such as an Agent
+// SDK driver, that starts the agent itself: the runner hands it an agent
+// double's path in CONFORM_AGENT; see runner.Config.Spawn).
 type Profile struct {
 	Name           string            `json:"name"`
 	Implementation string            `json:"implementation,omitempty"`
@@ -40,6 +53,7 @@ type Profile struct {
 	Install        string            `json:"install,omitempty"`
 	Timeout        string            `json:"timeout,omitempty"`
 	Notes          string            `json:"notes,omitempty"`
+	Mode           string            `json:"mode,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 }
@@ -61,8 +75,16 @@ func Load(dir string) (*Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "parse %s", filepath.Join(abs, File))
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: trailing data after the profile object", filepath.Join(abs, File))
+	}
 	if len(p.Command) == 0 {
 		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: empty command", filepath.Join(abs, File))
+	}
+	switch p.Mode {
+	case "", ModeDirect, ModeSpawned:
+	default:
+		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: mode %q is neither %q nor %q", filepath.Join(abs, File), p.Mode, ModeDirect, ModeSpawned)
 	}
 	p.Dir = abs
 	vars := map[string]string{"PROFILE_DIR": abs, "CONFORM_CACHE": CacheDir()}

@@ -119,6 +119,9 @@ func (sch *Schema) Validate(v any) []Violation {
 				inst += "/" + canon.EscapePointer(tok)
 			}
 			kw := strings.TrimPrefix(e.SchemaURL, BaseURL)
+			for _, tok := range e.ErrorKind.KeywordPath() {
+				kw += "/" + canon.EscapePointer(tok)
+			}
 			out = append(out, Violation{Instance: inst, Keyword: kw, Message: e.ErrorKind.LocalizedString(sch.printer)})
 			return
 		}

@@ -205,6 +205,11 @@ func Select(vs []*Vector, globs []string) ([]*Vector, error) {
 	if len(globs) == 0 {
 		return vs, nil
 	}
+	for _, g := range globs {
+		if !doublestar.ValidatePattern(g) {
+			return nil, kiterr.New(kiterr.Usage, "filter %q is not a valid glob", g)
+		}
+	}
 	hit := make([]bool, len(globs))
 	var out []*Vector
 	for _, v := range vs {

@@ -1,0 +1,285 @@
+package profile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
+)
+
+// writeProfile writes profile.json with body into a fresh directory.
+func writeProfile(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, profile.File), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func wantCode(t *testing.T, err error, code kiterr.Code, fragments ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("error = nil, want %s", code)
+	}
+	if got := kiterr.CodeOf(err); got != code {
+		t.Fatalf("CodeOf(%v) = %q, want %q", err, got, code)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("error %q does not contain %q", err, f)
+		}
+	}
+}
+
+// Not parallel: t.Setenv.
+func TestLoadExpansion(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("CONFORM_CACHE", cache)
+	dir := writeProfile(t, `{
+  "name": "fake",
+  "implementation": "Fake 1.0",
+  "command": ["${PROFILE_DIR}/bin/fake", "--cache=${CONFORM_CACHE}/x", "${HOME}", "${UNKNOWN}", "$PROFILE_DIR", "${PROFILE_DIR}${PROFILE_DIR}", "${profile_dir}"],
+  "env": {"A": "${PROFILE_DIR}", "B": "${CONFORM_CACHE}", "H": "${HOME}/.config", "PLAIN": "x"},
+  "expectFail": "expected-failures.txt",
+  "install": "install.sh",
+  "timeout": "10s",
+  "notes": "n"
+}`)
+	p, err := profile.Load(dir)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := &profile.Profile{
+		Name:           "fake",
+		Implementation: "Fake 1.0",
+		Command: []string{
+			dir + "/bin/fake", "--cache=" + cache + "/x",
+			"${HOME}", "${UNKNOWN}", "$PROFILE_DIR", dir + dir, "${profile_dir}",
+		},
+		Env:        map[string]string{"A": dir, "B": cache, "H": "${HOME}/.config", "PLAIN": "x"},
+		ExpectFail: "expected-failures.txt",
+		Install:    "install.sh",
+		Timeout:    "10s",
+		Notes:      "n",
+		Dir:        dir,
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+	if got, want := p.ExpectFailPath(), filepath.Join(dir, "expected-failures.txt"); got != want {
+		t.Errorf("ExpectFailPath = %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(p.String(), "fake ("+dir+"/bin/fake --cache=") || !strings.HasSuffix(p.String(), ")") {
+		t.Errorf("String = %q", p.String())
+	}
+}
+
+// Not parallel: t.Chdir and t.Setenv.
+func TestLoadRelativeDir(t *testing.T) {
+	t.Setenv("CONFORM_CACHE", "/cache")
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "impl", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "impl", "x", profile.File), []byte(`{"name":"x","command":["${PROFILE_DIR}/run"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(base)
+	p, err := profile.Load("impl/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("impl/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(p.Dir) || p.Dir != abs {
+		t.Errorf("Dir = %q, want absolute %q", p.Dir, abs)
+	}
+	if diff := cmp.Diff([]string{abs + "/run"}, p.Command); diff != "" {
+		t.Errorf("Command (-want +got):\n%s", diff)
+	}
+	if p.ExpectFailPath() != "" {
+		t.Errorf("ExpectFailPath = %q, want empty", p.ExpectFailPath())
+	}
+}
+
+// Not parallel: t.Setenv.
+func TestCacheDir(t *testing.T) {
+	tests := []struct {
+		name             string
+		cache, xdg, home string
+		want             string
+	}{
+		{"CONFORM_CACHE wins", "/c", "/x", "/h", "/c"},
+		{"XDG_CACHE_HOME next", "", "/x", "/h", "/x/conform"},
+		{"HOME last", "", "", "/h", "/h/.cache/conform"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CONFORM_CACHE", tc.cache)
+			t.Setenv("XDG_CACHE_HOME", tc.xdg)
+			t.Setenv("HOME", tc.home)
+			if got := profile.CacheDir(); got != tc.want {
+				t.Errorf("CacheDir() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Not parallel: t.Setenv.
+func TestLoadRealClaudeCodeProfile(t *testing.T) {
+	const dir = "../../impl/claude-code"
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("fixture directory %s missing: %v", dir, err)
+	}
+	t.Setenv("CONFORM_CACHE", "/tmp/conform-cache")
+	p, err := profile.Load(dir)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if p.Name != "claude-code-2.1.332" {
+		t.Errorf("Name = %q", p.Name)
+	}
+	if len(p.Command) < 2 || !strings.HasPrefix(p.Command[0], "/tmp/conform-cache/claude-code-2.1.332/") {
+		t.Errorf("Command = %q, want the cache-expanded binary first", p.Command)
+	}
+	for _, a := range p.Command {
+		if strings.Contains(a, "${") {
+			t.Errorf("unexpanded variable in command argument %q", a)
+		}
+	}
+	if p.Env["ANTHROPIC_API_KEY"] == "" {
+		t.Errorf("Env lacks ANTHROPIC_API_KEY: %v", p.Env)
+	}
+	abs, _ := filepath.Abs(dir)
+	if p.Dir != abs {
+		t.Errorf("Dir = %q, want %q", p.Dir, abs)
+	}
+	fails, err := profile.ReadExpectFail(p.ExpectFailPath())
+	if err != nil {
+		t.Fatalf("ReadExpectFail(%s): %v", p.ExpectFailPath(), err)
+	}
+	for id, reason := range fails {
+		if id == "" || reason == "" {
+			t.Errorf("bad entry %q -> %q", id, reason)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		body      string // "" means no profile.json
+		fragments []string
+	}{
+		{"missing file", "", []string{"read profile"}},
+		{"not JSON", `{"name":`, []string{"parse"}},
+		{"unknown member", `{"name":"x","command":["a"],"comand":["b"]}`, []string{`"comand"`}},
+		{"wrong type", `{"name":"x","command":"a b"}`, []string{"parse"}},
+		{"empty command", `{"name":"x","command":[]}`, []string{"empty command"}},
+		{"missing command", `{"name":"x"}`, []string{"empty command"}},
+		{"null command", `{"name":"x","command":null}`, []string{"empty command"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.body != "" {
+				dir = writeProfile(t, tc.body)
+			}
+			p, err := profile.Load(dir)
+			if p != nil {
+				t.Errorf("Load returned %+v with an error", p)
+			}
+			wantCode(t, err, kiterr.ProfileInvalid, tc.fragments...)
+		})
+	}
+}
+
+// TestLoadTrailingData: profile.json is "bad JSON" when a second value
+// follows the object.
+func TestLoadTrailingData(t *testing.T) {
+	t.Parallel()
+	dir := writeProfile(t, `{"name":"x","command":["a"]} {"command":["evil"]}`)
+	_, err := profile.Load(dir)
+	wantCode(t, err, kiterr.ProfileInvalid)
+}
+
+func TestParseExpectFail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		in        string
+		want      map[string]string
+		fragments []string // non-nil: want EXPECT_FILE_INVALID with these
+	}{
+		{
+			name: "entries comments and blank lines",
+			in: "# header comment\n\n" +
+				"set-model-null # CLI 2.1.332 accepts null\n" +
+				"   # indented comment\n" +
+				"\t\n" +
+				"  interrupt-idle   #   padded reason  \r\n" +
+				"stop-task-unknown #reason with # inside\n",
+			want: map[string]string{
+				"set-model-null":    "CLI 2.1.332 accepts null",
+				"interrupt-idle":    "padded reason",
+				"stop-task-unknown": "reason with # inside",
+			},
+		},
+		{name: "empty", in: "", want: map[string]string{}},
+		{name: "only comments", in: "# a\n#b\n\n", want: map[string]string{}},
+		{name: "no final newline", in: "a # r", want: map[string]string{"a": "r"}},
+		{name: "reason required", in: "# c\nset-model-null\n", fragments: []string{"exp.txt:2:", `"set-model-null"`, "needs a reason"}},
+		{name: "empty reason", in: "a # r\n\n\nb #   \n", fragments: []string{"exp.txt:4:", `"b"`}},
+		{name: "duplicate", in: "a # r1\nb # r\na # r2\n", fragments: []string{"exp.txt:3:", "a is listed twice"}},
+		{name: "id with space", in: "a # r\nset model # r\n", fragments: []string{"exp.txt:2:", `"set model"`}},
+		{name: "id with tab", in: "set\tmodel # r\n", fragments: []string{"exp.txt:1:"}},
+		{name: "line too long", in: strings.Repeat("x", 70000) + " # r\n", fragments: []string{"read exp.txt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := profile.ParseExpectFail(strings.NewReader(tc.in), "exp.txt")
+			if tc.fragments != nil {
+				if got != nil {
+					t.Errorf("ParseExpectFail returned %v with an error", got)
+				}
+				wantCode(t, err, kiterr.ExpectFileInvalid, tc.fragments...)
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseExpectFail: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("ParseExpectFail (-want +got):\n%s", diff)
+			}
+			if got == nil {
+				t.Errorf("ParseExpectFail returned a nil map")
+			}
+		})
+	}
+}
+
+func TestReadExpectFail(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "exp.txt")
+	if err := os.WriteFile(p, []byte("a # r\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := profile.ReadExpectFail(p)
+	wantCode(t, err, kiterr.ExpectFileInvalid, p+":2:")
+
+	_, err = profile.ReadExpectFail(filepath.Join(dir, "missing.txt"))
+	wantCode(t, err, kiterr.ExpectFileInvalid, "open expected-failure list")
+}
