@@ -1,0 +1,209 @@
+package compat
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// doc is one schema document whose local $ref have been checked.
+type doc struct {
+	name string // "old" or "new", for error messages
+	root any
+}
+
+// newDoc checks every $ref of root: local, resolvable, and not part of a
+// cycle of schemas that are nothing but a $ref.
+func newDoc(name string, root any) (*doc, error) {
+	switch root.(type) {
+	case bool, map[string]any:
+	default:
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
+	}
+	d := &doc{name: name, root: root}
+	if err := d.check(root, ""); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// isValueKeyword reports whether keyword k holds instance data, never
+// subschemas (not walked for $ref).
+func isValueKeyword(k string) bool {
+	switch k {
+	case "const", "enum", "default", "examples":
+		return true
+	}
+	return false
+}
+
+func (d *doc) check(v any, loc string) error {
+	switch v := v.(type) {
+	case map[string]any:
+		if r, ok := v["$ref"]; ok {
+			s, ok := r.(string)
+			if !ok {
+				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", d.name, show(loc), r)
+			}
+			if _, err := d.refLoc(s, loc); err != nil {
+				return err
+			}
+			if isRefOnly(v) {
+				if _, _, err := d.follow(v, loc); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range sortedKeys(v) {
+			if isValueKeyword(k) {
+				continue
+			}
+			if err := d.check(v[k], loc+"/"+canon.EscapePointer(k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := d.check(e, loc+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// refLoc turns a $ref into the JSON Pointer of its target and checks that
+// the target exists.
+func (d *doc) refLoc(ref, at string) (string, error) {
+	if !strings.HasPrefix(ref, "#") {
+		return "", kiterr.New(kiterr.SchemaRefRemote, "%s schema %s: $ref %q is not local (only #/... pointers are resolved, never fetched)", d.name, show(at), ref)
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return "", kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema %s: $ref %q", d.name, show(at), ref)
+	}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return "", kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref %q names an anchor; only JSON Pointer fragments are supported", d.name, show(at), ref)
+	}
+	if _, ok := d.lookup(frag); !ok {
+		return "", kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref %q does not resolve", d.name, show(at), ref)
+	}
+	return frag, nil
+}
+
+// lookup returns the value at JSON Pointer ptr.
+func (d *doc) lookup(ptr string) (any, bool) {
+	v := d.root
+	if ptr == "" {
+		return v, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := v.(type) {
+		case map[string]any:
+			e, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || strconv.Itoa(i) != tok {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// follow resolves a chain of $ref-only schemas and returns the first schema
+// that asserts something itself, with its location.
+func (d *doc) follow(v any, loc string) (any, string, error) {
+	visited := map[string]bool{}
+	for {
+		m, ok := v.(map[string]any)
+		if !ok || !isRefOnly(m) {
+			return v, loc, nil
+		}
+		if visited[loc] {
+			return nil, "", kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref cycle with no schema in between", d.name, show(loc))
+		}
+		visited[loc] = true
+		next, err := d.refLoc(m["$ref"].(string), loc)
+		if err != nil {
+			return nil, "", err
+		}
+		v, _ = d.lookup(next)
+		loc = next
+	}
+}
+
+// deref is follow for a checked document (it cannot fail).
+func (d *doc) deref(v any, loc string) (any, string) {
+	t, l, err := d.follow(v, loc)
+	if err != nil {
+		panic("compat: deref of an unchecked document: " + err.Error())
+	}
+	return t, l
+}
+
+// target resolves ref, found at loc of a checked document, and everything
+// it chains to.
+func (d *doc) target(ref, loc string) (any, string) {
+	next, err := d.refLoc(ref, loc)
+	if err != nil {
+		panic("compat: target of an unchecked document: " + err.Error())
+	}
+	v, _ := d.lookup(next)
+	return d.deref(v, next)
+}
+
+// isAnnotation reports whether keyword k never changes what a schema
+// accepts, so comparisons ignore it. $defs and definitions are compared on
+// their own (DEFINITION_*); x- extensions are ignored.
+func isAnnotation(k string) bool {
+	switch k {
+	case "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment", "$vocabulary", "$defs", "definitions",
+		"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+		"contentMediaType", "contentEncoding", "contentSchema":
+		return true
+	}
+	return strings.HasPrefix(k, "x-")
+}
+
+// isRefOnly reports whether m is a $ref and annotations only.
+func isRefOnly(m map[string]any) bool {
+	if _, ok := m["$ref"]; !ok {
+		return false
+	}
+	for k := range m {
+		if k != "$ref" && !isAnnotation(k) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// show prints a location for messages: the root is "#".
+func show(loc string) string {
+	if loc == "" {
+		return "#"
+	}
+	return loc
+}
