@@ -585,7 +585,7 @@ func TestStopGrandchildHoldingStdout(t *testing.T) {
 func TestStopGrandchildOutsideGroup(t *testing.T) {
 	t.Parallel()
 	p := start(t, proc.Config{}, "grandchild", []string{"PROC_TEST_GRANDCHILD=sleeper", "PROC_TEST_SETSID=1"})
-	pid, _ := grandchildPID(t, p, 1)
+	pid, _ := grandchildPID(t, p, 2) // "grandchild <pid>" and the sleeper's "ready", in either order
 	// We started it (through our child): end it by its id.
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	waitExit(t, p)
