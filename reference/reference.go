@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode"
 )
 
 // Fixed values the reference reports where the CLI reports its own build;
@@ -274,7 +275,7 @@ func (a *Agent) contextUsage() map[string]any {
 }
 
 func errorMembers(msg, code string) map[string]any {
-	m := map[string]any{"error": msg}
+	m := map[string]any{"error": cleanText(msg)}
 	if code != "" {
 		m["error_code"] = code
 	}
@@ -360,4 +361,22 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// cleanText removes from error text what the CLI 2.1.332 removes (observed
+// 2026-11-30 by echoing every kind of character through "Server not found:
+// <name>"): control characters (Cc), format characters (Cf), surrogates
+// (Cs), the line and paragraph separators (Zl, Zp) and every space
+// separator (Zs) but U+0020. Private-use, unassigned and noncharacter code
+// points, combining marks and emoji stay.
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ' ':
+			return r
+		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Zs):
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -44,6 +44,7 @@ commands:
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
   golden    regenerate golden summaries from the reference (--update)
   list      list the vectors of a suite version
+  compat    classify the changes between two JSON Schemas as additive or breaking
   version   print conform's version and the embedded suite digest
 
 run 'conform <command> -h' for the flags of one command.
@@ -66,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdParity(ctx, rest, stdout, stderr)
 	case "list":
 		return cmdList(rest, stdout, stderr)
+	case "compat":
+		return cmdCompat(ctx, rest, stdout, stderr)
 	case "version":
 		return cmdVersion(stdout, stderr)
 	case "reference":
@@ -114,7 +117,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 		}
 		cfg.Timeout = d
 	}
-	if _, err := os.Stat(p.Command[0]); err != nil && p.Install != "" {
+	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
 		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
 	}
 	return p, nil
@@ -162,6 +165,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
 	maxLine := fl.Int("max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
+	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
@@ -180,7 +184,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
-		StderrMax: *stderrMax, InheritEnv: *inherit,
+		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit,
 	}
 	expectPath := *expectFile
 	if *prof != "" {
@@ -375,11 +379,29 @@ func cmdReference(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *role != "agent" || *version != 1 {
+	if *role == "host" && *version == 1 {
+		h, err := reference.NewHost([]byte(os.Getenv("CONFORM_POLICY")))
+		if err != nil {
+			fmt.Fprintf(stderr, "conform reference: %v\n", err)
+			return exitUsage // the vector's policy is invalid suite input
+		}
+		if err := h.Serve(ctx, stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "conform reference: %v\n", err)
+			return exitFail
+		}
+		return exitPass
+	}
+	var serve func(context.Context, io.Reader, io.Writer) error
+	switch {
+	case *role == "agent" && *version == 1:
+		serve = reference.NewAgent().Serve
+	case *role == "agent" && *version == 2:
+		serve = reference.NewAgentV2().Serve // docs/v2.md: speaks version 2 only
+	default:
 		fmt.Fprintf(stderr, "conform reference: no %s role for version %d\n", *role, *version)
 		return exitUsage
 	}
-	err := reference.NewAgent().Serve(ctx, stdin, stdout)
+	err := serve(ctx, stdin, stdout)
 	var ee *reference.ExitError
 	if errors.As(err, &ee) {
 		fmt.Fprintln(stderr, ee.Msg)

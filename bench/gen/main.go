@@ -1,0 +1,177 @@
+// Command gen writes the inputs of bench/run.sh.
+//
+//	gen vectors -n N -out DIR   copy suite.json and schemas/ into DIR and write
+//	                            N session vectors into DIR/vectors/v1/agent,
+//	                            cycling through the repository's agent
+//	                            vectors (ids g<NNNNN>-<original id>)
+//	gen corpus -n N -out FILE   write N JSONL control lines, every one valid
+//	                            against schemas/control.v1.json: the frame
+//	                            requests of the agent vectors and the
+//	                            reference's replies to them, cycled
+//
+// It runs from the repository root and reads the suite from disk.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/schema"
+	"github.com/conform-kit/conform/reference"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: gen vectors|corpus -n N -out PATH")
+		os.Exit(2)
+	}
+	fl := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	n := fl.Int("n", 1000, "how many vectors or lines")
+	out := fl.String("out", "", "output directory (vectors) or file (corpus)")
+	fl.Parse(os.Args[2:])
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "gen: -out is required")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "vectors":
+		err = vectors(*n, *out)
+	case "corpus":
+		err = corpus(*n, *out)
+	default:
+		err = fmt.Errorf("unknown mode %q", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// agentVectors returns the repository's agent vectors, decoded, in file order.
+func agentVectors() ([]map[string]any, error) {
+	paths, err := filepath.Glob("vectors/v1/agent/*.json")
+	if err != nil || len(paths) == 0 {
+		return nil, fmt.Errorf("no vectors/v1/agent/*.json (run from the repository root)")
+	}
+	sort.Strings(paths)
+	var out []map[string]any
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := canon.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out = append(out, v.(map[string]any))
+	}
+	return out, nil
+}
+
+func vectors(n int, dir string) error {
+	src, err := agentVectors()
+	if err != nil {
+		return err
+	}
+	if err := copyFile("suite.json", filepath.Join(dir, "suite.json")); err != nil {
+		return err
+	}
+	err = fs.WalkDir(os.DirFS("."), "schemas", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return copyFile(p, filepath.Join(dir, p))
+	})
+	if err != nil {
+		return err
+	}
+	agent := filepath.Join(dir, "vectors/v1/agent")
+	if err := os.MkdirAll(agent, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "golden/v1"), 0o755); err != nil {
+		return err
+	}
+	for i := range n {
+		v := src[i%len(src)]
+		id := fmt.Sprintf("g%05d-%s", i, v["id"])
+		if len(id) > 96 {
+			id = id[:96]
+		}
+		v["id"] = id
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(agent, id+".json"), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o644)
+}
+
+func corpus(n int, file string) error {
+	src, err := agentVectors()
+	if err != nil {
+		return err
+	}
+	root, err := schema.NewSet(os.DirFS(".")).Compile("schemas/control.v1.json")
+	if err != nil {
+		return err
+	}
+	var lines [][]byte
+	keep := func(line []byte) {
+		v, err := canon.Parse(line)
+		if err == nil && root.Validate(v) == nil {
+			lines = append(lines, line)
+		}
+	}
+	for _, v := range src {
+		agent := reference.NewAgent()
+		for _, it := range v["send"].([]any) {
+			f, ok := it.(map[string]any)["frame"]
+			if !ok {
+				continue
+			}
+			req, err := canon.Canonical(f)
+			if err != nil {
+				return err
+			}
+			keep(req)
+			reply, err := agent.Handle(req)
+			if err == nil && reply != nil {
+				keep(bytes.TrimSpace(reply))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("no valid lines")
+	}
+	var buf bytes.Buffer
+	for i := range n {
+		buf.Write(lines[i%len(lines)])
+		buf.WriteByte('\n')
+	}
+	fmt.Fprintf(os.Stderr, "gen: %d distinct valid lines, %d written\n", len(lines), n)
+	return os.WriteFile(file, buf.Bytes(), 0o644)
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# bench/run.sh: conform against its peers and against the bare pipe, in one
+# run, printed as one table of ratios. See bench/README.md for what each row
+# measures and why it is fair.
+#
+#   bench/run.sh                  # everything: about 5 minutes on 2 cores
+#   BENCH_SCALE_N=2000 bench/run.sh   # smaller "scale" row, for a quick look
+#
+# Environment:
+#   CONFORM_CACHE   peers are installed under $CONFORM_CACHE/bench
+#                   (default ~/.cache/conform/bench), once, never in the tree
+#   BENCH_SCALE_N   vectors of the large scale run (default 10000)
+#   BENCH_REPEAT    repetitions of each short measurement; the median is
+#                   reported (default 3)
+#   BENCH_KEEP=1    keep the temporary directory (suites, corpora, outputs)
+#
+# Needs go, node/npm and python3 (venv). Exit status: 0 when every
+# measurement ran (met or not), 1 when one failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${CONFORM_CACHE:-$HOME/.cache/conform}/bench
+SCALE_N=${BENCH_SCALE_N:-10000}
+REPEAT=${BENCH_REPEAT:-3}
+JOBS=2
+AJV_CLI=5.0.0
+AJV_FORMATS=3.0.1
+CANONICALIZE=2.1.0
+CHECK_JSONSCHEMA=0.39.0
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/conform-bench.XXXXXX")
+if [[ ${BENCH_KEEP:-} == 1 ]]; then
+	echo "bench: keeping $WORK" >&2
+else
+	trap 'rm -rf "$WORK"' EXIT
+fi
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# --- peers, installed once into the cache --------------------------------
+install_peers() {
+	mkdir -p "$CACHE"
+	local want="ajv-cli@$AJV_CLI ajv-formats@$AJV_FORMATS canonicalize@$CANONICALIZE"
+	if [[ $(cat "$CACHE/npm/.installed" 2>/dev/null) != "$want" ]]; then
+		log "npm install $want into $CACHE/npm"
+		# shellcheck disable=SC2086
+		npm install --no-audit --no-fund --silent --prefix "$CACHE/npm" $want >&2
+		echo "$want" >"$CACHE/npm/.installed"
+	fi
+	if [[ $(cat "$CACHE/venv/.installed" 2>/dev/null) != "check-jsonschema==$CHECK_JSONSCHEMA" ]]; then
+		log "pip install check-jsonschema==$CHECK_JSONSCHEMA into $CACHE/venv"
+		python3 -m venv "$CACHE/venv"
+		"$CACHE/venv/bin/pip" install --quiet "check-jsonschema==$CHECK_JSONSCHEMA" >&2
+		echo "check-jsonschema==$CHECK_JSONSCHEMA" >"$CACHE/venv/.installed"
+	fi
+}
+
+# --- measuring -------------------------------------------------------------
+# timed OUT CMD...: runs CMD with stdout+stderr to OUT; sets T (wall seconds),
+# RSS (peak resident set of CMD's own process, KiB, polled from
+# /proc/PID/status VmHWM every 50 ms) and RC. Only shell builtins and sleep
+# run while CMD does, so the measurement adds little load.
+timed() {
+	local out=$1
+	shift
+	local start end k v rest hwm=0
+	start=$(date +%s%N)
+	"$@" >"$out" 2>&1 &
+	local pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [[ -r /proc/$pid/status ]]; then
+			while read -r k v rest; do
+				[[ $k == VmHWM: ]] && ((v > hwm)) && hwm=$v
+			done </proc/"$pid"/status 2>/dev/null || true
+		fi
+		sleep 0.05
+	done
+	RC=0
+	wait "$pid" || RC=$?
+	end=$(date +%s%N)
+	T=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", (b-a)/1e9}')
+	RSS=$hwm
+}
+
+# median_of N OUT CMD...: runs CMD N times (timed); sets T to the median
+# wall time, RSS to the largest peak, RC to the first failure (or 0).
+median_of() {
+	local n=$1 out=$2
+	shift 2
+	local ts=() rss=0 rc=0
+	for ((i = 0; i < n; i++)); do
+		timed "$out" "$@"
+		ts+=("$T")
+		((RSS > rss)) && rss=$RSS
+		((RC != 0 && rc == 0)) && rc=$RC
+	done
+	T=$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+	RSS=$rss
+	RC=$rc
+}
+
+ROWS=()
+FAILED=0
+# row NAME CONFORM PEER RATIO TARGET OP: OP is "le" or "ge" (ratio vs target).
+row() {
+	local met
+	if [[ $4 == "-" ]]; then
+		met="ERROR"
+		FAILED=1
+	else
+		met=$(awk -v r="$4" -v t="$5" -v op="$6" 'BEGIN{ok = (op=="le") ? (r<=t) : (r>=t); print ok ? "yes" : "NO"}')
+	fi
+	local sym="<="
+	[[ $6 == ge ]] && sym=">="
+	ROWS+=("$1|$2|$3|$4|$sym $5|$met")
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b+0 == 0) print "-"; else printf "%.2f", a/b }'; }
+
+# --- build -------------------------------------------------------------------
+install_peers
+log "building conform, baredriver, canonbench, gen"
+BIN=$WORK/bin
+mkdir -p "$BIN"
+(cd "$ROOT" && go build -o "$BIN/conform" ./cmd/conform &&
+	go build -o "$BIN/baredriver" ./bench/baredriver &&
+	go build -o "$BIN/canonbench" ./bench/canonbench &&
+	go build -o "$BIN/gen" ./bench/gen)
+CONFORM=$BIN/conform
+REF=("$CONFORM" reference --role agent --version 1)
+
+gen_suite() { # gen_suite N DIR: generated suite with golden files and MANIFEST
+	(cd "$ROOT" && "$BIN/gen" vectors -n "$1" -out "$2")
+	"$CONFORM" golden --update --suite "$2" -j "$JOBS" >"$2.golden.log" 2>&1 || {
+		log "golden --update failed for $2:"
+		tail -20 "$2.golden.log" >&2
+		exit 1
+	}
+}
+
+# --- a. runner overhead: conform run vs the bare driver, 1,000 vectors -------
+log "a. runner overhead: generating 1000 vectors and their golden files"
+S1K=$WORK/suite-1k
+gen_suite 1000 "$S1K"
+# One unmeasured pass of each warms the page cache and the binaries.
+"$CONFORM" run --suite "$S1K" -j "$JOBS" >/dev/null 2>&1 || true
+"$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}" >/dev/null 2>&1 || true
+log "a. conform run --suite (1000 vectors, -j $JOBS) x$REPEAT"
+median_of "$REPEAT" "$WORK/run-1k.out" "$CONFORM" run --suite "$S1K" -j "$JOBS"
+RUN1K_T=$T RUN1K_RSS=$RSS RUN1K_RC=$RC
+grep -q '^CERTIFIED' "$WORK/run-1k.out" || { log "conform run on 1k did not certify:"; tail -5 "$WORK/run-1k.out" >&2; RUN1K_RC=1; }
+log "a. baredriver (1000 vectors, -j $JOBS) x$REPEAT"
+median_of "$REPEAT" "$WORK/bare-1k.out" "$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}"
+BARE1K_T=$T BARE1K_RC=$RC
+if ((RUN1K_RC == 0 && BARE1K_RC == 0)); then
+	row "runner overhead, 1k vectors -j2 (run / bare pipe)" "${RUN1K_T}s" "${BARE1K_T}s" "$(ratio "$RUN1K_T" "$BARE1K_T")" 1.2 le
+else
+	row "runner overhead, 1k vectors -j2 (run / bare pipe)" "rc=$RUN1K_RC" "rc=$BARE1K_RC" - 1.2 le
+fi
+
+# --- b. scale: 1k vs SCALE_N vectors -------------------------------------------
+log "b. scale: generating $SCALE_N vectors and their golden files (the slow part)"
+SBIG=$WORK/suite-big
+gen_suite "$SCALE_N" "$SBIG"
+log "b. conform run --suite ($SCALE_N vectors, -j $JOBS)"
+timed "$WORK/run-big.out" "$CONFORM" run --suite "$SBIG" -j "$JOBS"
+BIG_T=$T BIG_RSS=$RSS BIG_RC=$RC
+grep -q '^CERTIFIED' "$WORK/run-big.out" || BIG_RC=1
+PV1K=$(awk -v t="$RUN1K_T" 'BEGIN{printf "%.2f", t*1000/1000}')
+PVBIG=$(awk -v t="$BIG_T" -v n="$SCALE_N" 'BEGIN{printf "%.2f", t*1000/n}')
+NK=$((SCALE_N / 1000))k
+if ((BIG_RC == 0 && RUN1K_RC == 0)); then
+	row "scale: time per vector ${NK} / 1k" "${PVBIG}ms" "${PV1K}ms" "$(ratio "$PVBIG" "$PV1K")" 1.1 le
+	row "scale: ${NK} vectors wall time (s)" "${BIG_T}s" "-" "$BIG_T" 20 le
+	row "scale: peak RSS of conform ${NK} / 1k" "$((BIG_RSS / 1024))MiB" "$((RUN1K_RSS / 1024))MiB" "$(ratio "$BIG_RSS" "$RUN1K_RSS")" 1.5 le
+else
+	row "scale: ${NK} vectors" "rc=$BIG_RC" "-" - 20 le
+fi
+
+# --- c. validate: conform validate vs ajv-cli vs check-jsonschema --------------
+log "c. validate: 10000-frame corpus"
+C=$WORK/validate
+mkdir -p "$C/ajv" "$C/cj"
+(cd "$ROOT" && "$BIN/gen" corpus -n 10000 -out "$C/corpus.jsonl") 2>/dev/null
+awk 'BEGIN{print "["} NR>1{print ","} {print} END{print "]"}' "$C/corpus.jsonl" >"$C/corpus.json"
+# ajv-cli resolves $ref by $id: its copy of the schema gets one (nothing else
+# changes); the wrapper validates every array item against the root Message.
+node -e '
+const fs = require("fs");
+const s = JSON.parse(fs.readFileSync(process.argv[1]));
+fs.writeFileSync(process.argv[2], JSON.stringify(Object.assign({"$id": "https://conform.invalid/schemas/control.v1.json"}, s)));
+' "$ROOT/schemas/control.v1.json" "$C/ajv/control.v1.json"
+echo '{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://conform.invalid/schemas/corpus.json","type":"array","items":{"$ref":"control.v1.json"}}' >"$C/ajv/wrapper.json"
+# check-jsonschema resolves a relative $ref against the schema file's path:
+# the unchanged schema beside a wrapper without $id.
+cp "$ROOT/schemas/control.v1.json" "$C/cj/control.v1.json"
+echo '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"$ref":"control.v1.json"}}' >"$C/cj/wrapper.json"
+AJV=("$CACHE/npm/node_modules/.bin/ajv" validate --spec=draft2020 --strict=false -c ajv-formats
+	-s "$C/ajv/wrapper.json" -r "$C/ajv/control.v1.json" -d "$C/corpus.json")
+CJ=("$CACHE/venv/bin/check-jsonschema" --schemafile "$C/cj/wrapper.json" "$C/corpus.json")
+"$CONFORM" validate "$C/corpus.jsonl" >/dev/null 2>&1 || true # warm
+"${AJV[@]}" >/dev/null 2>&1 || true
+log "c. conform validate x$REPEAT"
+median_of "$REPEAT" "$C/conform.out" "$CONFORM" validate "$C/corpus.jsonl"
+VC_T=$T VC_RC=$RC
+log "c. ajv-cli x$REPEAT"
+median_of "$REPEAT" "$C/ajv.out" "${AJV[@]}"
+VA_T=$T VA_RC=$RC
+log "c. check-jsonschema x$REPEAT"
+median_of "$REPEAT" "$C/cj.out" "${CJ[@]}"
+VJ_T=$T VJ_RC=$RC
+if ((VC_RC == 0 && VA_RC == 0)); then
+	row "validate 10k frames: speedup over ajv-cli" "${VC_T}s" "${VA_T}s" "$(ratio "$VA_T" "$VC_T")" 2 ge
+else
+	log "validate failed: conform rc=$VC_RC ajv rc=$VA_RC"; tail -5 "$C/conform.out" "$C/ajv.out" >&2
+	row "validate 10k frames: speedup over ajv-cli" "rc=$VC_RC" "rc=$VA_RC" - 2 ge
+fi
+if ((VC_RC == 0 && VJ_RC == 0)); then
+	row "validate 10k frames: speedup over check-jsonschema" "${VC_T}s" "${VJ_T}s" "$(ratio "$VJ_T" "$VC_T")" 10 ge
+else
+	log "validate failed: check-jsonschema rc=$VJ_RC"; tail -5 "$C/cj.out" >&2
+	row "validate 10k frames: speedup over check-jsonschema" "rc=$VC_RC" "rc=$VJ_RC" - 10 ge
+fi
+
+# --- d. canonicalization throughput ------------------------------------------
+log "d. canonicalization: 100000-line corpus, Go internal/canon vs npm canonicalize"
+D=$WORK/canon
+mkdir -p "$D"
+(cd "$ROOT" && "$BIN/gen" corpus -n 100000 -out "$D/in.jsonl") 2>/dev/null
+GO_MBS=$("$BIN/canonbench" -rounds "$REPEAT" -out "$D/go.out" "$D/in.jsonl" | awk '{print $1}')
+JS_MBS=$(NODE_PATH="$CACHE/npm/node_modules" node "$ROOT/bench/canonbench/canon.js" "$D/in.jsonl" "$REPEAT" "$D/js.out" | awk '{print $1}')
+if cmp -s "$D/go.out" "$D/js.out"; then
+	row "canonicalize MB/s (Go / npm canonicalize)" "${GO_MBS}MB/s" "${JS_MBS}MB/s" "$(ratio "$GO_MBS" "$JS_MBS")" 1 ge
+else
+	log "canonical outputs differ: $D/go.out $D/js.out"
+	row "canonicalize MB/s (Go / npm canonicalize)" "${GO_MBS}MB/s" "${JS_MBS}MB/s" - 1 ge
+fi
+
+# --- the table -----------------------------------------------------------------
+echo
+echo "conform bench, $(date -u +%Y-%m-%d), $(nproc) cores, -j $JOBS, median of $REPEAT where repeated"
+echo "per vector: 1k ${PV1K} ms, ${NK} ${PVBIG:-?} ms; peak RSS: 1k $((RUN1K_RSS / 1024)) MiB, ${NK} $((${BIG_RSS:-0} / 1024)) MiB"
+{
+	echo "comparison|conform|peer|ratio|target|met?"
+	printf '%s\n' "${ROWS[@]}"
+} | awk -F'|' '{for (i = 1; i <= NF; i++) {c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i)}; n = NR; nf = NF}
+	END {for (r = 1; r <= n; r++) {for (i = 1; i <= nf; i++) printf "%-*s%s", w[i], c[r, i], (i < nf ? "  " : "\n")}}'
+exit "$FAILED"

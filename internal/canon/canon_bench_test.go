@@ -1,0 +1,87 @@
+package canon_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/conform-kit/conform/internal/canon"
+)
+
+// benchTypical is a typical control_response line as the reference writes
+// it (get_binary_version reply plus the uuid and session_id members the CLI
+// adds): about 250 bytes.
+const benchTypical = `{"type":"control_response","uuid":"1b4e28ba-2fa1-11d2-883f-0016d3cca427","session_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8","response":{"subtype":"success","request_id":"req-1","response":{"version":"2.1.332","buildTime":"2026-11-30T00:00:00Z","oldestDesktopSdk":"0.0.0"}}}`
+
+// benchLarge returns an initialize reply of at least 64 KiB: many commands,
+// each a small object, as a CLI with many slash commands answers.
+func benchLarge() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"commands":[`)
+	for i := 0; b.Len() < 64<<10; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"command-%d","description":"Runs command number %d with \"quoted\" text and unicode \u00e9\u4e2d","argumentHint":"[arg %d]"}`, i, i, i)
+	}
+	b.WriteString(`],"models":[{"value":"default","resolvedModel":"claude-opus-5-5"}],"output_style":"default","available_output_styles":["default"],"current_permission_mode":"default","account":{},"agents":[]}}}`)
+	return b.Bytes()
+}
+
+func benchLines(b *testing.B) map[string][]byte {
+	b.Helper()
+	return map[string][]byte{"typical": []byte(benchTypical), "64KiB": benchLarge()}
+}
+
+// BenchmarkParse measures the strict frame reader on one stdout line.
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"typical", "64KiB"} {
+		line := benchLines(b)[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := canon.Parse(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCanonical measures RFC 8785 canonicalization of a parsed frame.
+func BenchmarkCanonical(b *testing.B) {
+	for _, name := range []string{"typical", "64KiB"} {
+		line := benchLines(b)[name]
+		v, err := canon.Parse(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := canon.Canonical(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCanonicalBytes measures parse plus canonicalize, the path of
+// bench/canonbench (bytes in, canonical bytes out).
+func BenchmarkCanonicalBytes(b *testing.B) {
+	for _, name := range []string{"typical", "64KiB"} {
+		line := benchLines(b)[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := canon.CanonicalBytes(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
