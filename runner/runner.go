@@ -160,7 +160,11 @@ type plan struct {
 	control   map[string]bool
 	passOver  map[string]bool
 	vectors   []*suite.Vector
-	problems  []Problem
+	// sessions are all session vectors of the role, before filtering.
+	sessions []*suite.Vector
+	// rules holds each vector's compiled normalizers (suite-level first).
+	vectorRules map[string][]normalize.Rule
+	problems    []Problem
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -210,8 +214,17 @@ func prepare(cfg Config) (*plan, error) {
 	if len(sessions) == 0 && len(bad) == 0 {
 		return nil, kiterr.New(kiterr.FilterNoMatch, "suite version %d has no %s-role session vectors", cfg.Version, cfg.Role)
 	}
+	p.sessions = sessions
 	if p.vectors, err = suite.Select(sessions, cfg.Filters); err != nil {
 		return nil, err
+	}
+	p.vectorRules = make(map[string][]normalize.Rule, len(p.vectors))
+	for _, v := range p.vectors {
+		rules, err := normalize.Compile(append(slices.Clone(ver.Normalize), v.Normalize...))
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+		}
+		p.vectorRules[v.ID] = rules
 	}
 	return p, nil
 }
@@ -280,11 +293,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Problems:       p.problems,
 	}
 	known := map[string]*suite.Vector{}
-	all, _, _ := cfg.Suite.Vectors(p.ver)
-	for _, v := range all {
-		if v.Kind == suite.KindSession && v.Role == cfg.Role {
-			known[v.ID] = v
-		}
+	for _, v := range p.sessions {
+		known[v.ID] = v
 	}
 	for id := range cfg.ExpectFail {
 		if v, ok := known[id]; !ok || v.Level == suite.LevelInformational {

@@ -107,10 +107,7 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 		o.notRun = true
 		return o, nil
 	}
-	rules, err := normalize.Compile(append(slices.Clone(p.ver.Normalize), v.Normalize...))
-	if err != nil {
-		return nil, err // checked at load time; unreachable in practice
-	}
+	rules := p.vectorRules[v.ID]
 	input := make([][]byte, len(v.Send))
 	sent := map[string]*request{}
 	for i, it := range v.Send {
