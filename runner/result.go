@@ -45,30 +45,31 @@ var severity = map[Status]int{Crash: 6, Timeout: 5, ProtocolError: 4, SchemaViol
 
 // Finding codes: what the runner saw, as data. Codes are public API.
 const (
-	FindingFrameNotJSON      = "FRAME_NOT_JSON"
-	FindingFrameDuplicateKey = "FRAME_DUPLICATE_KEY"
-	FindingFrameInexact      = "FRAME_NUMBER_INEXACT"
-	FindingFrameNotObject    = "FRAME_NOT_OBJECT"
-	FindingFrameTooLarge     = "FRAME_TOO_LARGE"
-	FindingFramePartial      = "FRAME_PARTIAL"
-	FindingFrameLimit        = "FRAME_LIMIT"
-	FindingFrameTypeUnknown  = "FRAME_TYPE_UNKNOWN"
-	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
-	FindingReplyDuplicate    = "REPLY_DUPLICATE"
-	FindingReplyMissing      = "REPLY_MISSING"
-	FindingFrameSchema       = "FRAME_SCHEMA"
-	FindingReplyBodySchema   = "REPLY_BODY_SCHEMA"
-	FindingNormalizeFormat   = "NORMALIZE_FORMAT"
-	FindingGoldenMismatch    = "GOLDEN_MISMATCH"
-	FindingExitEarly         = "EXIT_EARLY"
-	FindingExitNonzero       = "EXIT_NONZERO"
-	FindingExitMissing       = "EXIT_MISSING"
-	FindingKilledBySignal    = "KILLED_BY_SIGNAL"
-	FindingStdoutClosed      = "STDOUT_CLOSED"
-	FindingLingered          = "IUT_LINGERED"
-	FindingExpectedFailure   = "EXPECTED_FAILURE"
-	FindingUnexpectedPass    = "UNEXPECTED_PASS"
-	FindingHostSent          = "HOST_SENT"
+	FindingFrameNotJSON       = "FRAME_NOT_JSON"
+	FindingFrameDuplicateKey  = "FRAME_DUPLICATE_KEY"
+	FindingFrameInexact       = "FRAME_NUMBER_INEXACT"
+	FindingFrameNotObject     = "FRAME_NOT_OBJECT"
+	FindingFrameTooLarge      = "FRAME_TOO_LARGE"
+	FindingFramePartial       = "FRAME_PARTIAL"
+	FindingFrameLimit         = "FRAME_LIMIT"
+	FindingFrameTypeUnknown   = "FRAME_TYPE_UNKNOWN"
+	FindingReplyUnsolicited   = "REPLY_UNSOLICITED"
+	FindingReplyDuplicate     = "REPLY_DUPLICATE"
+	FindingReplyMissing       = "REPLY_MISSING"
+	FindingFrameSchema        = "FRAME_SCHEMA"
+	FindingReplyBodySchema    = "REPLY_BODY_SCHEMA"
+	FindingNormalizeFormat    = "NORMALIZE_FORMAT"
+	FindingGoldenMismatch     = "GOLDEN_MISMATCH"
+	FindingExitEarly          = "EXIT_EARLY"
+	FindingExitNonzero        = "EXIT_NONZERO"
+	FindingExitMissing        = "EXIT_MISSING"
+	FindingKilledBySignal     = "KILLED_BY_SIGNAL"
+	FindingStdoutClosed       = "STDOUT_CLOSED"
+	FindingLingered           = "IUT_LINGERED"
+	FindingExpectedFailure    = "EXPECTED_FAILURE"
+	FindingUnexpectedPass     = "UNEXPECTED_PASS"
+	FindingHostSent           = "HOST_SENT"
+	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
 )
 
 // Finding is one observation about a vector. Status is the verdict it
@@ -165,18 +166,22 @@ type Report struct {
 	Problems []Problem `json:"problems,omitempty"`
 	// Interrupted is true when the run was cancelled before it finished.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Preflight is the result of the version's preflight vector when the
+	// IUT did not pass it (it does not speak the version); every other
+	// vector is then NOT_RUN.
+	Preflight *Result `json:"preflight,omitempty"`
 }
 
 // ExitCode returns the process exit status for the report: 0 pass
-// (expected failures allowed), 1 failures, 2 invalid suite input (a
-// Problem or an INVALID result), 130 interrupted.
+// (expected failures allowed), 1 failures (or a failed preflight), 2
+// invalid suite input (a Problem or an INVALID result), 130 interrupted.
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Interrupted:
 		return 130
 	case len(r.Problems) > 0 || r.Summary.Invalid > 0:
 		return 2
-	case r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
+	case r.Preflight != nil || r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
 		return 1
 	}
 	return 0

@@ -11,6 +11,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -303,6 +304,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	slices.Sort(rep.Stale)
 
+	if pre, ok := p.preflight(ctx); !ok {
+		rep.Preflight = &pre
+		for _, v := range p.vectors {
+			r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
+			if v.ID == pre.ID {
+				r = pre
+			}
+			rep.Results = append(rep.Results, r)
+		}
+		rep.count()
+		return rep, nil
+	}
 	results, startErr := p.runAll(ctx, p.vector)
 	if startErr != nil {
 		return nil, startErr
@@ -403,4 +416,37 @@ func codeOr(err error, def kiterr.Code) string {
 		return string(c)
 	}
 	return string(def)
+}
+
+// preflight runs the version's preflight vector, if it names one of the
+// role's vectors, and reports whether the IUT passed it (or there is none).
+// A failing result gets a finding that says the IUT does not speak the
+// version.
+func (p *plan) preflight(ctx context.Context) (Result, bool) {
+	if p.ver.Preflight == "" {
+		return Result{}, true
+	}
+	var pv *suite.Vector
+	for _, v := range p.sessions {
+		if v.ID == p.ver.Preflight {
+			pv = v
+		}
+	}
+	if pv == nil {
+		return Result{}, true
+	}
+	if _, ok := p.vectorRules[pv.ID]; !ok {
+		rules, err := normalize.Compile(append(slices.Clone(p.ver.Normalize), pv.Normalize...))
+		if err != nil {
+			return Result{}, true
+		}
+		p.vectorRules[pv.ID] = rules
+	}
+	res, err := p.vector(ctx, pv)
+	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
+		return res, true // start errors and bad input surface in the main run
+	}
+	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
+		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s: it does not speak protocol version %d (no shared version); the other vectors were not run", pv.ID, p.ver.Version)})
+	return res, false
 }

@@ -51,6 +51,9 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 	for _, id := range r.Stale {
 		fmt.Fprintf(ew, "\nSTALE expected-failure entry %q names no vector that can fail (unknown or informational)\n", id)
 	}
+	if r.Preflight != nil {
+		fmt.Fprintf(ew, "\nPREFLIGHT FAILED: %s: %s\n", r.Preflight.ID, sanitize(r.Preflight.Findings[len(r.Preflight.Findings)-1].Message))
+	}
 	c := r.Summary
 	fmt.Fprintf(ew, "\n%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d)\n",
 		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total)

@@ -45,15 +45,18 @@ type Manifest struct {
 
 // Version is one protocol version of the suite.
 type Version struct {
-	Version        int              `json:"version"`
-	Status         string           `json:"status"`
-	Schema         string           `json:"schema"`
-	Vectors        string           `json:"vectors"`
-	Golden         string           `json:"golden"`
-	ReplyBySubtype string           `json:"replyBySubtype"`
-	ControlTypes   []string         `json:"controlTypes"`
-	PassOver       []string         `json:"passOver"`
-	Normalize      []normalize.Spec `json:"normalize,omitempty"`
+	Version        int      `json:"version"`
+	Status         string   `json:"status"`
+	Schema         string   `json:"schema"`
+	Vectors        string   `json:"vectors"`
+	Golden         string   `json:"golden"`
+	ReplyBySubtype string   `json:"replyBySubtype"`
+	ControlTypes   []string `json:"controlTypes"`
+	PassOver       []string `json:"passOver"`
+	// Preflight names a session vector run before the others; an IUT that
+	// does not pass it does not speak this version.
+	Preflight string           `json:"preflight,omitempty"`
+	Normalize []normalize.Spec `json:"normalize,omitempty"`
 }
 
 // Suite is a loaded suite. Its fields are read-only after [Load].
