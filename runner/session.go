@@ -141,6 +141,10 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 	}
 
 	env := p.env(home)
+	// The suite version under test: an IUT that speaks several versions
+	// may use it to choose how to read frames that carry no version (v1
+	// frames have none). See README "The IUT contract".
+	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version))
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)
 		if err != nil {
