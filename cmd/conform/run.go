@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdVersion(stdout, stderr)
 	case "reference":
 		return cmdReference(ctx, rest, stdin, stdout, stderr)
+	case "agent-double":
+		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitPass
@@ -99,7 +101,8 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // applyProfile loads the profile in dir into cfg: command, environment,
-// implementation name and (unless keepTimeout) its timeout. Errors:
+// implementation name, (unless keepTimeout) its timeout and, for a spawned
+// profile, the agent double this binary plays (Config.Spawn). Errors:
 // PROFILE_INVALID, and IUT_START when the command is not installed.
 func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Profile, error) {
 	p, err := profile.Load(dir)
@@ -119,6 +122,11 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	}
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
 		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
+	}
+	if p.Mode == profile.ModeSpawned {
+		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

@@ -1,0 +1,488 @@
+// Package double is the agent double of spawned mode: a stand-in for the
+// Claude Code CLI that a host-role IUT (an Agent SDK driver) starts itself,
+// through the "agent" wrapper the runner writes (runner.Config.Spawn).
+//
+// The double plays one vector's [Plan] over its own stdin (what the host
+// writes) and stdout (what the host reads):
+//
+//  1. Startup. It answers every control_request the host sends, as the CLI
+//     would: initialize gets a small success payload that satisfies
+//     InitializeResponseBody in schemas/control.v1.json and the checks of
+//     @anthropic-ai/claude-agent-sdk 0.3.332 and claude-agent-sdk (Python)
+//     0.2.189 (hooks_applied, hook_on_failure_supported, ...); every other
+//     subtype gets success with an empty body, so that no SDK aborts before
+//     the vector is played. Each such request and each user turn is appended,
+//     verbatim, to the observed file.
+//  2. Play. On the host's first user turn (or [Options.UserTurnWait] after
+//     the host's last request, if no user turn comes) it writes the plan's
+//     send lines, then appends every other line the host writes to the
+//     transcript file, verbatim, until each request_id of Plan.Replies has a
+//     control_response or Plan.TimeoutMS (less a margin of a fifth, at most
+//     2 s, counted from the double's start) passes.
+//  3. End. It writes a result frame (subtype success, as the CLI ends a
+//     turn), on which both SDKs close its stdin; it keeps recording until
+//     that EOF or [Options.EndWait], then returns.
+//
+// Every line is bounded by [Options.MaxLine] and every phase by a timeout.
+package double
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/conform-kit/conform/internal/canon"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMaxLine      = 1 << 20
+	DefaultUserTurnWait = 2 * time.Second
+	DefaultEndWait      = 3 * time.Second
+	DefaultTimeout      = 10 * time.Second
+)
+
+// Plan is runner.Plan as the double reads it: request_ids stay raw JSON so
+// that a big integer or an escaped string is compared exactly (by its RFC
+// 8785 form, as the runner does).
+//
+//	{"send":["<base64 line without LF>",...],"replies":[<request_id>,...],"timeout_ms":10000}
+type Plan struct {
+	Send      []string          `json:"send"`
+	Replies   []json.RawMessage `json:"replies"`
+	TimeoutMS int64             `json:"timeout_ms"`
+}
+
+// ReadPlan reads and checks a plan file: every send item must be valid
+// base64 and every reply a JSON value.
+func ReadPlan(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("parse plan %s: %w", path, err)
+	}
+	for i, s := range p.Send {
+		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+			return nil, fmt.Errorf("plan %s: send[%d]: %w", path, i, err)
+		}
+	}
+	return &p, nil
+}
+
+// Options configure [Run]. Zero durations and sizes take the defaults above;
+// a zero Plan.TimeoutMS means [DefaultTimeout].
+type Options struct {
+	Plan *Plan
+	// Transcript receives every line the host writes except its own
+	// control requests and user turns, one per line, as received.
+	Transcript io.Writer
+	// Observed receives the host's own control requests and user turns.
+	Observed io.Writer
+	// MaxLine bounds a host line, in bytes. A longer line is recorded as its
+	// first MaxLine+1 bytes, so the runner (with the same bound) reports it
+	// as too large; the rest is discarded.
+	MaxLine int
+	// UserTurnWait is how long the double waits for a user turn after the
+	// host's last request (or after start, if the host sends nothing) before
+	// it plays the vector anyway.
+	UserTurnWait time.Duration
+	// EndWait bounds the wait for the host to close the double's stdin after
+	// the result frame, and for the double's own writes to drain.
+	EndWait time.Duration
+	// SessionID is put in the frames the double writes (default: a fixed
+	// UUID, so runs are reproducible).
+	SessionID string
+}
+
+// Stats says what happened in one [Run], for tests and diagnostics.
+type Stats struct {
+	// Played is true once the send lines were written.
+	Played bool
+	// UserTurn is true if the play was started by a user turn.
+	UserTurn bool
+	// Pending lists the canonical request_ids of Plan.Replies that got no
+	// control_response.
+	Pending []string
+	// HostEOF is true if the host closed the double's stdin.
+	HostEOF bool
+}
+
+const defaultSessionID = "00000000-0000-4000-8000-000000000000"
+
+// hostLine is one line the host wrote, or the end of its output.
+type hostLine struct {
+	data []byte
+	eof  bool
+	err  error
+}
+
+// Run plays o.Plan with the host on in (host → agent) and out (agent →
+// host). It returns when the session is over; its error is for failures of
+// the double itself (a write to a file failing, ctx cancelled).
+func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, error) {
+	if o.Plan == nil {
+		return nil, errors.New("no plan")
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.UserTurnWait <= 0 {
+		o.UserTurnWait = DefaultUserTurnWait
+	}
+	if o.EndWait <= 0 {
+		o.EndWait = DefaultEndWait
+	}
+	if o.SessionID == "" {
+		o.SessionID = defaultSessionID
+	}
+	if o.Transcript == nil {
+		o.Transcript = io.Discard
+	}
+	if o.Observed == nil {
+		o.Observed = io.Discard
+	}
+	timeout := time.Duration(o.Plan.TimeoutMS) * time.Millisecond
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	// The runner's own timer (the same timeout) started with the host, before
+	// the double: keep a margin so that a missing reply ends the session
+	// (REPLY_MISSING) before the runner gives up on the host.
+	timeout -= min(timeout/5, 2*time.Second)
+	start := time.Now()
+	pending := map[string]bool{}
+	for _, id := range o.Plan.Replies {
+		k, err := canon.CanonicalBytes(id)
+		if err != nil {
+			return nil, fmt.Errorf("plan reply %s: %w", id, err)
+		}
+		pending[string(k)] = true
+	}
+
+	lines := make(chan hostLine, 64)
+	go readLines(in, o.MaxLine, lines)
+	w := newWriter(out)
+	defer w.close()
+
+	d := &session{o: o, w: w, pending: pending, st: &Stats{}}
+	st := d.st
+
+	// 1. Startup: answer the host's requests until a user turn or a quiet
+	// UserTurnWait. The whole startup is bounded by the plan's timeout too.
+	quiet := time.NewTimer(o.UserTurnWait)
+	defer quiet.Stop()
+	startup := time.NewTimer(timeout)
+	defer startup.Stop()
+startupLoop:
+	for {
+		select {
+		case ln := <-lines:
+			if ln.eof {
+				st.HostEOF = true
+				break startupLoop
+			}
+			kind, err := d.handle(ln.data)
+			if err != nil {
+				return st, err
+			}
+			switch kind {
+			case kindUser:
+				st.UserTurn = true
+				break startupLoop
+			case kindRequest:
+				quiet.Reset(o.UserTurnWait)
+			}
+		case <-quiet.C:
+			break startupLoop
+		case <-startup.C:
+			break startupLoop
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+
+	// 2. Play the vector and collect the host's answers.
+	for _, s := range o.Plan.Send {
+		b, _ := base64.StdEncoding.DecodeString(s) // checked by ReadPlan
+		w.write(append(b, '\n'))
+	}
+	st.Played = true
+	deadline := time.NewTimer(max(timeout-time.Since(start), 0))
+	defer deadline.Stop()
+collect:
+	for len(d.pending) > 0 && !st.HostEOF {
+		select {
+		case ln := <-lines:
+			if ln.eof {
+				st.HostEOF = true
+				break collect
+			}
+			if _, err := d.handle(ln.data); err != nil {
+				return st, err
+			}
+		case <-deadline.C:
+			break collect
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+	for k := range d.pending {
+		st.Pending = append(st.Pending, k)
+	}
+	sort.Strings(st.Pending)
+
+	// 3. End the turn like the CLI and record what the host still writes
+	// until it closes stdin.
+	w.write(d.result())
+	end := time.NewTimer(o.EndWait)
+	defer end.Stop()
+	for !st.HostEOF {
+		select {
+		case ln := <-lines:
+			if ln.eof {
+				st.HostEOF = true
+				break
+			}
+			if _, err := d.handle(ln.data); err != nil {
+				return st, err
+			}
+		case <-end.C:
+			return st, w.drain(o.EndWait)
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+	return st, w.drain(o.EndWait)
+}
+
+type lineKind int
+
+const (
+	kindOther   lineKind = iota // recorded in the transcript
+	kindRequest                 // the host's own control_request, answered
+	kindUser                    // a user turn
+)
+
+type session struct {
+	o       Options
+	w       *writer
+	pending map[string]bool
+	st      *Stats
+}
+
+// envelope is what the double needs of a host line.
+type envelope struct {
+	Type      string          `json:"type"`
+	RequestID json.RawMessage `json:"request_id"`
+	Request   *struct {
+		Subtype string `json:"subtype"`
+	} `json:"request"`
+	Response *struct {
+		RequestID json.RawMessage `json:"request_id"`
+	} `json:"response"`
+}
+
+// handle classifies one host line, records it and answers it if it is the
+// host's own request.
+func (d *session) handle(line []byte) (lineKind, error) {
+	var env envelope
+	if len(bytes.TrimSpace(line)) == 0 {
+		return kindOther, d.record(d.o.Transcript, line)
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return kindOther, d.record(d.o.Transcript, line)
+	}
+	switch env.Type {
+	case "control_request":
+		if err := d.record(d.o.Observed, line); err != nil {
+			return kindRequest, err
+		}
+		sub := ""
+		if env.Request != nil {
+			sub = env.Request.Subtype
+		}
+		d.w.write(d.answer(env.RequestID, sub))
+		return kindRequest, nil
+	case "user":
+		return kindUser, d.record(d.o.Observed, line)
+	case "control_response":
+		if env.Response != nil && env.Response.RequestID != nil {
+			if k, err := canon.CanonicalBytes(env.Response.RequestID); err == nil {
+				delete(d.pending, string(k))
+			}
+		}
+	}
+	return kindOther, d.record(d.o.Transcript, line)
+}
+
+func (d *session) record(w io.Writer, line []byte) error {
+	if _, err := w.Write(append(append([]byte{}, line...), '\n')); err != nil {
+		return fmt.Errorf("record host line: %w", err)
+	}
+	return nil
+}
+
+// answer is the double's reply to a host request: initialize gets
+// [InitializeResponse], anything else success with an empty body.
+func (d *session) answer(id json.RawMessage, subtype string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	var body any = map[string]any{}
+	if subtype == "initialize" {
+		body = InitializeResponse(os.Getpid())
+	}
+	b, _ := json.Marshal(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype":    "success",
+			"request_id": id,
+			"response":   body,
+		},
+	})
+	return append(b, '\n')
+}
+
+// InitializeResponse is the double's initialize success body: the members
+// InitializeResponseBody requires (schemas/control.v1.json) and the flags the
+// Agent SDKs check before they go on (hooks_applied,
+// hook_on_failure_supported, mcp_servers_applied, settings_applied,
+// disallowed_tools_applied, plugins_applied, managed_settings_applied).
+func InitializeResponse(pid int) map[string]any {
+	return map[string]any{
+		"commands":                  []any{},
+		"agents":                    []any{},
+		"output_style":              "default",
+		"available_output_styles":   []any{"default"},
+		"models":                    []any{map[string]any{"value": "default", "displayName": "Default", "description": "conform agent double"}},
+		"account":                   map[string]any{},
+		"claude_code_version":       "2.1.332",
+		"pid":                       pid,
+		"current_permission_mode":   "default",
+		"hooks_applied":             true,
+		"hook_on_failure_supported": true,
+		"mcp_servers_applied":       true,
+		"settings_applied":          true,
+		"disallowed_tools_applied":  true,
+		"plugins_applied":           true,
+		"managed_settings_applied":  true,
+	}
+}
+
+// result is the frame that ends the turn, shaped like the CLI's (the Python
+// SDK requires subtype, duration_ms, duration_api_ms, is_error, num_turns
+// and session_id).
+func (d *session) result() []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type":            "result",
+		"subtype":         "success",
+		"is_error":        false,
+		"duration_ms":     0,
+		"duration_api_ms": 0,
+		"num_turns":       1,
+		"result":          "",
+		"stop_reason":     "end_turn",
+		"session_id":      d.o.SessionID,
+		"total_cost_usd":  0,
+		"usage": map[string]any{
+			"input_tokens": 0, "output_tokens": 0,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+		},
+		"modelUsage":         map[string]any{},
+		"permission_denials": []any{},
+		"uuid":               "00000000-0000-4000-8000-000000000001",
+	})
+	return append(b, '\n')
+}
+
+// readLines sends each line of r (without its LF) to out, then an EOF
+// item. A line longer than max is cut to max+1 bytes and the rest skipped; a
+// last line without LF is sent as is.
+func readLines(r io.Reader, max int, out chan<- hostLine) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 && !over {
+			room := max + 1 - len(buf)
+			if len(chunk) > room {
+				buf = append(buf, chunk[:room]...)
+				over = true
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			line := bytes.TrimSuffix(buf, []byte("\n"))
+			out <- hostLine{data: append([]byte{}, line...)}
+			buf, over = buf[:0], false
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			if len(buf) > 0 {
+				out <- hostLine{data: append([]byte{}, buf...)}
+			}
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			out <- hostLine{eof: true, err: err}
+			return
+		}
+	}
+}
+
+// writer is the one goroutine that writes to the host, so a host that does
+// not read never blocks the double's own loop.
+type writer struct {
+	ch     chan []byte
+	done   chan struct{}
+	closer sync.Once
+	err    error
+}
+
+func newWriter(out io.Writer) *writer {
+	w := &writer{ch: make(chan []byte, 256), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for b := range w.ch {
+			if w.err != nil {
+				continue
+			}
+			if _, err := out.Write(b); err != nil {
+				w.err = err // the host closed its end: keep draining
+			}
+		}
+	}()
+	return w
+}
+
+func (w *writer) write(b []byte) { w.ch <- b }
+
+// drain closes the queue and waits up to d for it to be written. A host
+// that stopped reading is not the double's failure.
+func (w *writer) drain(d time.Duration) error {
+	w.close()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-w.done:
+	case <-t.C:
+	}
+	return nil
+}
+
+func (w *writer) close() { w.closer.Do(func() { close(w.ch) }) }

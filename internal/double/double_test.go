@@ -1,0 +1,263 @@
+package double
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// syncBuf is a bytes.Buffer safe for the double's writes and the test's reads.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := strings.Split(strings.TrimSuffix(s.b.String(), "\n"), "\n")
+	if len(out) == 1 && out[0] == "" {
+		return nil
+	}
+	return out
+}
+
+func plan(timeoutMS int64, replies []string, send ...string) *Plan {
+	p := &Plan{TimeoutMS: timeoutMS}
+	for _, s := range send {
+		p.Send = append(p.Send, base64.StdEncoding.EncodeToString([]byte(s)))
+	}
+	for _, r := range replies {
+		p.Replies = append(p.Replies, json.RawMessage(r))
+	}
+	return p
+}
+
+// host is the test's side of the double's pipes: it writes what a host
+// writes and reads what the double writes, one line at a time.
+type host struct {
+	t   *testing.T
+	w   *io.PipeWriter
+	out *bufio.Scanner
+}
+
+func (h *host) send(line string) {
+	h.t.Helper()
+	if _, err := io.WriteString(h.w, line+"\n"); err != nil {
+		h.t.Fatalf("host write: %v", err)
+	}
+}
+
+func (h *host) next() map[string]any {
+	h.t.Helper()
+	if !h.out.Scan() {
+		h.t.Fatalf("double closed its output early: %v", h.out.Err())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(h.out.Bytes(), &m); err != nil {
+		h.t.Fatalf("double wrote %q: %v", h.out.Bytes(), err)
+	}
+	return m
+}
+
+type run struct {
+	st   *Stats
+	err  error
+	tr   *syncBuf
+	obs  *syncBuf
+	done chan struct{}
+}
+
+func start(t *testing.T, o Options) (*host, *run) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &run{tr: &syncBuf{}, obs: &syncBuf{}, done: make(chan struct{})}
+	o.Transcript, o.Observed = r.tr, r.obs
+	go func() {
+		defer close(r.done)
+		r.st, r.err = Run(context.Background(), o, inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			t.Error("double did not end")
+		}
+	})
+	return &host{t: t, w: inW, out: bufio.NewScanner(outR)}, r
+}
+
+func (r *run) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("double did not end")
+	}
+	if r.err != nil {
+		t.Fatalf("Run: %v", r.err)
+	}
+}
+
+func TestSessionLikeTheSDKs(t *testing.T) {
+	t.Parallel()
+	req := `{"type":"control_request","request_id":"req-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{}}}`
+	h, r := start(t, Options{Plan: plan(5000, []string{`"req-1"`}, req, `{"type":"system","subtype":"status"}`)})
+
+	initLine := `{"type":"control_request","request_id":"init-1","request":{"subtype":"initialize","hooks":null}}`
+	h.send(initLine)
+	resp := h.next()
+	body := resp["response"].(map[string]any)
+	if body["request_id"] != "init-1" || body["subtype"] != "success" {
+		t.Fatalf("initialize answered %v", resp)
+	}
+	for _, k := range []string{"commands", "agents", "output_style", "available_output_styles", "models", "account"} {
+		if _, ok := body["response"].(map[string]any)[k]; !ok {
+			t.Errorf("initialize response lacks %q", k)
+		}
+	}
+	user := `{"type":"user","message":{"role":"user","content":"conform"},"parent_tool_use_id":null}`
+	h.send(user)
+	if got := h.next(); got["request_id"] != "req-1" {
+		t.Fatalf("first played line = %v", got)
+	}
+	if got := h.next(); got["type"] != "system" {
+		t.Fatalf("second played line = %v", got)
+	}
+	reply := `{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"behavior":"allow","updatedInput":{}}}}`
+	h.send(reply)
+	if got := h.next(); got["type"] != "result" || got["subtype"] != "success" {
+		t.Fatalf("after the replies = %v, want the result frame", got)
+	}
+	h.send(`{"type":"keep_alive"}`) // still recorded after the result
+	h.w.Close()
+	r.wait(t)
+	if diff := cmp.Diff([]string{reply, `{"type":"keep_alive"}`}, r.tr.lines()); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{initLine, user}, r.obs.lines()); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&Stats{Played: true, UserTurn: true, HostEOF: true}, r.st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestNoUserTurnPlaysAfterWait(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(5000, nil, `{"type":"system"}`), UserTurnWait: 50 * time.Millisecond})
+	h.send(`{"type":"control_request","request_id":1,"request":{"subtype":"initialize"}}`)
+	if got := h.next(); got["response"].(map[string]any)["request_id"] != float64(1) {
+		t.Fatalf("numeric request_id not echoed: %v", got)
+	}
+	if got := h.next(); got["type"] != "system" {
+		t.Fatalf("played = %v", got)
+	}
+	if got := h.next(); got["type"] != "result" {
+		t.Fatalf("want result, got %v", got)
+	}
+	h.w.Close()
+	r.wait(t)
+	if r.st.UserTurn || !r.st.Played {
+		t.Errorf("stats = %+v", r.st)
+	}
+}
+
+func TestOtherHostRequestsGetEmptySuccess(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(5000, nil), UserTurnWait: 50 * time.Millisecond})
+	h.send(`{"type":"control_request","request_id":"x","request":{"subtype":"set_permission_mode","mode":"plan"}}`)
+	got := h.next()["response"].(map[string]any)
+	if diff := cmp.Diff(map[string]any{"subtype": "success", "request_id": "x", "response": map[string]any{}}, got); diff != "" {
+		t.Errorf("reply (-want +got):\n%s", diff)
+	}
+	h.next() // result
+	h.w.Close()
+	r.wait(t)
+}
+
+func TestMissingReplyTimesOut(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(300, []string{`"a"`, `7`}, `{"type":"system"}`), UserTurnWait: 20 * time.Millisecond})
+	h.next() // played line
+	h.send(`{"type":"control_response","response":{"subtype":"success","request_id":7,"response":{}}}`)
+	if got := h.next(); got["type"] != "result" {
+		t.Fatalf("want result, got %v", got)
+	}
+	h.w.Close()
+	r.wait(t)
+	if diff := cmp.Diff([]string{`"a"`}, r.st.Pending); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
+}
+
+func TestEndWaitBoundsASilentHost(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(1000, nil), UserTurnWait: 10 * time.Millisecond, EndWait: 50 * time.Millisecond})
+	h.next()  // result
+	r.wait(t) // the host never closes stdin
+	if r.st.HostEOF {
+		t.Error("HostEOF set without EOF")
+	}
+}
+
+func TestReadLinesBounds(t *testing.T) {
+	t.Parallel()
+	in := strings.Repeat("x", 100) + "\n" + "ok\n" + "tail"
+	ch := make(chan hostLine, 10)
+	readLines(strings.NewReader(in), 10, ch)
+	var got []string
+	for ln := range len(ch) {
+		_ = ln
+		l := <-ch
+		if l.eof {
+			got = append(got, "EOF")
+			continue
+		}
+		got = append(got, string(l.data))
+	}
+	want := []string{strings.Repeat("x", 11), "ok", "tail", "EOF"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadPlan(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"send":["e30="],"replies":["r",12345678901234567890],"timeout_ms":10}`), 0o600)
+	p, err := ReadPlan(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.Replies[1]) != "12345678901234567890" {
+		t.Errorf("big request_id not kept exactly: %s", p.Replies[1])
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"send":["not base64!"]}`), 0o600)
+	if _, err := ReadPlan(bad); err == nil {
+		t.Error("bad base64 accepted")
+	}
+}
