@@ -19,6 +19,9 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
 )
 
 // Fixed values the reference reports where the CLI reports its own build;
@@ -101,6 +104,7 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // [*ExitError] for a fatal line.
 func (a *Agent) Handle(line []byte) ([]byte, error) {
 	line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // a leading BOM is accepted (observed 2.1.332)
+	line = wellFormed(line)
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		return nil, nil // blank lines are skipped (observed 2.1.332)
@@ -176,13 +180,24 @@ func (a *Agent) dispatch(subtype string, body map[string]any) (map[string]any, m
 	case "set_permission_mode":
 		return a.setPermissionMode(body)
 	case "set_max_thinking_tokens":
+		// An integer is a JSON number with an integral value (2.0 is 2);
+		// thinking_display, when present, is one of three names or null
+		// (observed 2.1.332).
+		okTokens := false
 		switch t := body["max_thinking_tokens"].(type) {
 		case nil:
-			return nil, nil
+			okTokens = true
 		case json.Number:
-			if _, err := t.Int64(); err == nil {
-				return nil, nil
-			}
+			f, err := t.Float64()
+			okTokens = err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+		}
+		okDisplay := false
+		switch body["thinking_display"] {
+		case nil, "summarized", "omitted", "highlights":
+			okDisplay = true
+		}
+		if okTokens && okDisplay {
+			return nil, nil
 		}
 		return nil, errorMembers(`set_max_thinking_tokens: max_thinking_tokens must be an integer or null and thinking_display must be "summarized", "omitted", "highlights", or null`, "")
 	case "get_binary_version":
@@ -292,10 +307,22 @@ func jsString(body map[string]any, key string) string {
 	if !ok {
 		return "undefined"
 	}
+	return jsText(v, false)
+}
+
+// jsText renders v as JavaScript's String(v) does (observed 2.1.332 through
+// "Unsupported control request subtype: <subtype>"): numbers in ECMAScript
+// form (1e21 -> "1e+21", 1e-7 -> "1e-7"), arrays joined with "," with null
+// elements empty, objects as "[object Object]". inArray renders null as ""
+// as Array.prototype.join does.
+func jsText(v any, inArray bool) string {
 	switch t := v.(type) {
 	case string:
 		return t
 	case nil:
+		if inArray {
+			return ""
+		}
 		return "null"
 	case bool:
 		if t {
@@ -304,13 +331,20 @@ func jsString(body map[string]any, key string) string {
 		return "false"
 	case json.Number:
 		f, err := t.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return string(t)
+		}
+		out, err := jcs.NumberToJSON(f)
 		if err != nil {
 			return string(t)
 		}
-		b, _ := json.Marshal(f)
-		return string(b)
+		return out
 	case []any:
-		return "" // String([]) is "", good enough for the observed cases
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = jsText(e, true)
+		}
+		return strings.Join(parts, ",")
 	default:
 		return "[object Object]"
 	}
@@ -379,4 +413,62 @@ func cleanText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// wellFormed replaces ill-formed UTF-8 the way the WHATWG decoder (and so
+// the CLI) does: one U+FFFD per maximal subpart of an ill-formed sequence
+// (Unicode §3.9 "U+FFFD Substitution of Maximal Subparts"); observed
+// 2.1.332: E2 82 -> one U+FFFD, ED A0 80 -> three. Well-formed input is
+// returned as is.
+func wellFormed(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || size > 1 {
+			out = append(out, b[i:i+size]...)
+			i += size
+			continue
+		}
+		out = append(out, "\uFFFD"...)
+		i += maximalSubpart(b[i:])
+	}
+	return out
+}
+
+// maximalSubpart returns the length (>= 1) of the longest prefix of b that
+// starts a well-formed UTF-8 sequence but does not complete one.
+func maximalSubpart(b []byte) int {
+	c := b[0]
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		need = 2
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return 1
+	}
+	n := 1
+	for k := 0; k < need && n < len(b); k++ {
+		x := b[n]
+		if k == 0 && (x < lo || x > hi) || k > 0 && (x < 0x80 || x > 0xBF) {
+			break
+		}
+		n++
+	}
+	return n
 }
