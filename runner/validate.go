@@ -3,8 +3,10 @@ package runner
 import (
 	"fmt"
 	"io/fs"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -112,33 +114,52 @@ func ValidateRecording(s *Suite, n int, data []byte) ([]string, error) {
 		return nil, err
 	}
 	control, pass := set(ver.ControlTypes), set(ver.PassOver)
-	var probs []string
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		v, err := canon.Parse([]byte(line))
-		if err != nil {
-			probs = append(probs, fmt.Sprintf("line %d: %v", i+1, err))
-			continue
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			probs = append(probs, fmt.Sprintf("line %d: not a JSON object", i+1))
-			continue
-		}
-		typ, _ := obj["type"].(string)
-		switch {
-		case pass[typ]:
-		case control[typ]:
-			for _, vi := range root.Validate(v) {
-				probs = append(probs, fmt.Sprintf("line %d: %s", i+1, vi))
+	lines := strings.Split(string(data), "\n")
+	// Lines are independent: check them on every CPU, report in line order.
+	perLine := make([][]string, len(lines))
+	workers := min(runtime.NumCPU(), len(lines))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(lines); i += workers {
+				perLine[i] = checkLine(lines[i], i+1, n, root, control, pass)
 			}
-		default:
-			probs = append(probs, fmt.Sprintf("line %d: frame type %q is not part of suite version %d", i+1, typ, n))
-		}
+		}()
+	}
+	wg.Wait()
+	var probs []string
+	for _, p := range perLine {
+		probs = append(probs, p...)
 	}
 	return probs, nil
+}
+
+func checkLine(line string, num, version int, root *schema.Schema, control, pass map[string]bool) []string {
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	v, err := canon.Parse([]byte(line))
+	if err != nil {
+		return []string{fmt.Sprintf("line %d: %v", num, err)}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return []string{fmt.Sprintf("line %d: not a JSON object", num)}
+	}
+	typ, _ := obj["type"].(string)
+	switch {
+	case pass[typ]:
+		return nil
+	case control[typ]:
+		var probs []string
+		for _, vi := range root.Validate(v) {
+			probs = append(probs, fmt.Sprintf("line %d: %s", num, vi))
+		}
+		return probs
+	}
+	return []string{fmt.Sprintf("line %d: frame type %q is not part of suite version %d", num, typ, version)}
 }
 
 // CheckGolden reports whether data is a golden file in RFC 8785 canonical

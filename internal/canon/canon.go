@@ -206,12 +206,18 @@ func Canonical(v any) ([]byte, error) {
 }
 
 // CanonicalBytes parses data with [Parse] and returns [Canonical] of it.
+//
+// The strict reader only checks data here; the canonical bytes come from
+// jcs.Transform of data itself, which saves re-marshalling the value.
 func CanonicalBytes(data []byte) ([]byte, error) {
-	v, err := Parse(data)
-	if err != nil {
+	if _, err := Parse(data); err != nil {
 		return nil, err
 	}
-	return Canonical(v)
+	out, err := jcs.Transform(data)
+	if err != nil {
+		return nil, fmt.Errorf("canonicalize: %w", err)
+	}
+	return out, nil
 }
 
 func marshal(v any) ([]byte, error) {
