@@ -1,5 +1,5 @@
 //! conform-agent-rs: an agent-role implementation of the stream-json control
-//! protocol v1, written from the conform suite (schemas/control.v1.json, the
+//! protocol v1 and v2 (module v2), written from the conform suite (schemas/control.v1.json, the
 //! vectors, the golden files, COMPATIBILITY.md and impl/claude-code/OBSERVED.md).
 //!
 //! It reads JSON lines on stdin and writes one `control_response` line per
@@ -11,6 +11,8 @@
 use serde_json::{Map, Value};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process;
+
+mod v2;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const BUILD_TIME: &str = "2026-12-01T00:00:00Z";
@@ -168,6 +170,43 @@ fn js_trim(s: &str) -> &str {
     s.trim_matches(ws)
 }
 
+/// Unicode general category Cf (format), Unicode 15: the set the CLI 2.1.332
+/// escapes on output (impl/claude-code/OBSERVED.md, measured over U+0000..U+FFFF
+/// and astral samples).
+const CF: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+];
+
+fn is_cf(c: char) -> bool {
+    let u = c as u32;
+    CF.iter().any(|&(lo, hi)| lo <= u && u <= hi)
+}
+
+/// Unicode general category Zs (space separator), without U+0020.
+fn is_zs_not_space(c: char) -> bool {
+    matches!(c, '\u{00A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}')
+}
+
+/// Error text as the CLI 2.1.332 writes it: every code point of general
+/// category Cc, Cf, Cs, Zl, Zp and Zs other than U+0020 is removed (observed
+/// 2026-11-30; vectors canon-echo-server-name, canon-echo-subtype). Rust
+/// strings hold no surrogates (a lone `\ud800` was already read as U+FFFD).
+fn strip_invisible(s: &str) -> String {
+    s.chars()
+        .filter(|&c| {
+            !(c.is_control() // Cc
+                || is_cf(c)
+                || c == '\u{2028}' // Zl
+                || c == '\u{2029}' // Zp
+                || is_zs_not_space(c))
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Output: JSON.stringify-like writer (numbers in ECMAScript form)
 // ---------------------------------------------------------------------------
@@ -185,14 +224,12 @@ fn write_string(out: &mut String, s: &str) {
             '\u{0D}' => out.push_str("\\r"),
             // Like the CLI: other C0 controls, DEL and C1 controls, the line and
             // paragraph separators and the common format characters are escaped.
-            '\u{00}'..='\u{1F}'
-            | '\u{7F}'..='\u{9F}'
-            | '\u{AD}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{2028}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || ('\u{7F}'..='\u{9F}').contains(&c) || c == '\u{2028}' || c == '\u{2029}' || is_cf(c) => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04x}", u));
+                }
+            }
             _ => out.push(c),
         }
     }
@@ -244,6 +281,8 @@ struct Obj(Vec<(String, Out)>);
 enum Out {
     Obj(Obj),
     Val(Value),
+    /// JSON text written verbatim (a stored reply quoted in a v2 diagnostic).
+    Raw(String),
 }
 
 impl Obj {
@@ -301,6 +340,7 @@ fn arr(items: Vec<Out>) -> Out {
 fn out_to_value(o: Out) -> Value {
     match o {
         Out::Val(v) => v,
+        Out::Raw(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
         Out::Obj(Obj(members)) => {
             let mut m = Map::new();
             for (k, v) in members {
@@ -314,6 +354,7 @@ fn out_to_value(o: Out) -> Value {
 fn write_out(out: &mut String, o: &Out) {
     match o {
         Out::Val(v) => write_value(out, v),
+        Out::Raw(t) => out.push_str(t),
         Out::Obj(Obj(members)) => {
             out.push('{');
             for (i, (k, v)) in members.iter().enumerate() {
@@ -337,6 +378,7 @@ struct Agent<W: Write> {
     out: W,
     model: String,
     mode: String,
+    v2: v2::V2State,
 }
 
 enum Fatal {
@@ -369,7 +411,7 @@ impl<W: Write> Agent<W> {
         let mut r = Obj::new()
             .set("subtype", "error")
             .set_opt("request_id", rid)
-            .set("error", msg);
+            .set("error", strip_invisible(msg));
         if let Some(c) = code {
             r = r.set("error_code", c);
         }
@@ -380,11 +422,12 @@ impl<W: Write> Agent<W> {
         self.emit(Obj::new().set("type", "control_response").set("response", r));
     }
 
-    /// Handles one input line (without its line terminator).
-    fn line(&mut self, raw: &str) -> Result<(), Fatal> {
+    /// Handles one input line (without its line terminator) as v1. Ok(true)
+    /// when a reply was written, Ok(false) when the line was passed over.
+    fn line(&mut self, raw: &str) -> Result<bool, Fatal> {
         let line = js_trim(raw);
         if line.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let msg: Value = match parse(line) {
             Some(v) => v,
@@ -394,11 +437,11 @@ impl<W: Write> Agent<W> {
             // `null.type` throws in the CLI.
             Value::Null => return Err(Fatal::Parse { kind: "TypeError", line: line.to_string() }),
             Value::Object(o) => o,
-            _ => return Ok(()), // scalars and arrays are ignored
+            _ => return Ok(false), // scalars and arrays are ignored
         };
         match obj.get("type") {
             Some(Value::String(t)) if t == "control_request" => {}
-            _ => return Ok(()), // control_response, control_cancel_request, unknown types: no reply
+            _ => return Ok(false), // control_response, control_cancel_request, unknown types: no reply
         }
         let request = match obj.get("request") {
             None | Some(Value::Null) => return Err(Fatal::MissingRequest),
@@ -470,10 +513,23 @@ impl<W: Write> Agent<W> {
                 self.error(rid, &msg, Some("unsupported_request"), false)
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     fn initialize(&mut self, rid: Option<&Value>, req: &Map<String, Value>) {
+        let body = self.session_body(req);
+        self.success(
+            rid,
+            Some(body),
+            vec![
+                ("pending_permission_requests", Value::Array(vec![]).into()),
+                ("pending_user_dialog_requests", Value::Array(vec![]).into()),
+            ],
+        );
+    }
+
+    /// v1's initialize payload; v2 puts it under `session`.
+    fn session_body(&self, req: &Map<String, Value>) -> Obj {
         let models: Vec<Out> = [
             ("default", DEFAULT_MODEL, "Default (recommended)"),
             ("opus", "claude-opus-5-5", "Opus"),
@@ -503,20 +559,16 @@ impl<W: Write> Agent<W> {
         if !matches!(req.get("hooks"), None | Some(Value::Null)) {
             body = body.set("hooks_applied", true);
         }
-        body = body
-            .set("hook_on_failure_supported", true)
-            .set("capabilities", Value::Array(vec![]));
-        self.success(
-            rid,
-            Some(body),
-            vec![
-                ("pending_permission_requests", Value::Array(vec![]).into()),
-                ("pending_user_dialog_requests", Value::Array(vec![]).into()),
-            ],
-        );
+        body.set("hook_on_failure_supported", true)
+            .set("capabilities", Value::Array(vec![]))
     }
 
     fn get_context_usage(&mut self, rid: Option<&Value>) {
+        let body = self.context_usage_body();
+        self.success(rid, Some(body), vec![]);
+    }
+
+    fn context_usage_body(&self) -> Obj {
         let max: u64 = 1_000_000;
         let body = Obj::new()
             .set(
@@ -532,7 +584,7 @@ impl<W: Write> Agent<W> {
             .set("percentage", 0u64)
             .set("gridRows", Value::Array(vec![]))
             .set("model", self.model.clone());
-        self.success(rid, Some(body), vec![]);
+        body
     }
 
     fn set_model(&mut self, rid: Option<&Value>, req: &Map<String, Value>) {
@@ -752,6 +804,79 @@ fn main() {
     process::exit(code);
 }
 
+/// Which protocol a session speaks (decided per process, i.e. per session).
+#[derive(PartialEq, Debug)]
+enum Mode {
+    /// No line has decided yet.
+    Unknown,
+    V1,
+    V2,
+}
+
+/// The session's version when the environment fixes it: conform's runner sets
+/// `CONFORM_PROTOCOL_VERSION` to the suite version under test. "1" or "2"
+/// decide before the first line is read; anything else (or unset) leaves the
+/// decision to the first deciding line (see `announces_v2` and `run`).
+fn pinned_mode(value: Option<&str>) -> Mode {
+    match value.map(str::trim) {
+        Some("1") => Mode::V1,
+        Some("2") => Mode::V2,
+        _ => Mode::Unknown,
+    }
+}
+
+/// Does this line start a v2 session? It does when it is a JSON object with a
+/// top-level `schemaVersion` member (any value), or an `initialize` request
+/// that offers `protocolVersions`. A v1 host never sends either.
+fn announces_v2(text: &str) -> bool {
+    let line = js_trim(text);
+    if !line.starts_with('{') {
+        return false;
+    }
+    match parse(line) {
+        Some(Value::Object(o)) => {
+            o.contains_key("schemaVersion")
+                || (matches!(o.get("type"), Some(Value::String(t)) if t == "control_request")
+                    && matches!(o.get("request"), Some(Value::Object(r))
+                        if matches!(r.get("subtype"), Some(Value::String(s)) if s == "initialize")
+                            && r.contains_key("protocolVersions")))
+        }
+        _ => false,
+    }
+}
+
+/// Reads one line (without its LF) into `buf`, keeping at most `cap` bytes of
+/// it; returns the whole line's length, or None at end of input.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: Option<usize>) -> io::Result<Option<usize>> {
+    buf.clear();
+    let (mut total, mut any) = (0usize, false);
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok(if any { Some(total) } else { None });
+        }
+        any = true;
+        let (n, done) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (avail.len(), false),
+        };
+        let keep = match cap {
+            Some(c) => n.min(c.saturating_sub(buf.len())),
+            None => n,
+        };
+        buf.extend_from_slice(&avail[..keep]);
+        total += n;
+        input.consume(if done { n + 1 } else { n });
+        if done {
+            return Ok(Some(total));
+        }
+    }
+}
+
 fn run() -> i32 {
     let stdin = io::stdin();
     let mut input = stdin.lock();
@@ -760,36 +885,58 @@ fn run() -> i32 {
         out: BufWriter::new(stdout.lock()),
         model: DEFAULT_MODEL.to_string(),
         mode: "default".to_string(),
+        v2: v2::V2State::default(),
     };
+    let mut mode = pinned_mode(std::env::var("CONFORM_PROTOCOL_VERSION").ok().as_deref());
     let mut buf = Vec::with_capacity(1 << 16);
     loop {
-        buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
+        // v2 bounds its frames; v1 (like the CLI) reads lines of any length.
+        let cap = if mode == Mode::V2 { Some(v2::FRAME_LIMIT + 1) } else { None };
+        let size = match read_line(&mut input, &mut buf, cap) {
+            Ok(Some(n)) => n,
+            Ok(None) => break,
             Err(e) => {
                 let _ = agent.out.flush();
                 eprintln!("Error reading stdin: {}", e);
                 return 1;
             }
+        };
+        if mode == Mode::Unknown && announces_v2(&String::from_utf8_lossy(&buf)) {
+            mode = Mode::V2;
         }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
+        if mode == Mode::V2 {
+            match agent.v2_line(&buf, size) {
+                v2::Next::Go => continue,
+                v2::Next::Exit(code) => {
+                    let _ = agent.out.flush();
+                    return code;
+                }
+            }
         }
         let text = String::from_utf8_lossy(&buf);
-        if let Err(f) = agent.line(&text) {
-            let _ = agent.out.flush();
-            match f {
-                Fatal::Parse { kind, line } => eprintln!(
-                    "Error parsing streaming input line (type={}, {} chars): {}",
-                    sniff_type(&line),
-                    line.encode_utf16().count(),
-                    kind
-                ),
-                Fatal::MissingRequest => eprintln!("Error: Missing request on control_request"),
+        match agent.line(&text) {
+            Ok(acted) => {
+                if acted {
+                    mode = Mode::V1;
+                }
             }
-            return 1;
+            Err(f) => {
+                let _ = agent.out.flush();
+                match f {
+                    Fatal::Parse { kind, line } => eprintln!(
+                        "Error parsing streaming input line (type={}, {} chars): {}",
+                        sniff_type(&line),
+                        line.encode_utf16().count(),
+                        kind
+                    ),
+                    Fatal::MissingRequest => eprintln!("Error: Missing request on control_request"),
+                }
+                return 1;
+            }
         }
+    }
+    if mode == Mode::V2 {
+        agent.v2_finish();
     }
     let _ = agent.out.flush();
     0
@@ -839,6 +986,24 @@ mod tests {
         assert_eq!(mend_lone_surrogates(r#""\\ud800""#), r#""\\ud800""#);
         assert_eq!(mend_lone_surrogates(r#""\ud800\u0041""#), r#""\ufffd\u0041""#);
         assert_eq!(mend_lone_surrogates(r#""x\u00e9\"""#), r#""x\u00e9\"""#);
+    }
+
+    #[test]
+    fn strips_invisible_error_text() {
+        let s = "a\t\n\r\u{A0}\u{3000}\u{1680}\u{200D}\u{200E}\u{E0041}\u{9F}\u{FEFF}\u{180E}\u{FFF9}\u{AD}\u{202E}\u{2028}\u{2029}b c";
+        assert_eq!(strip_invisible(s), "ab c");
+        let keep = "\u{E000}\u{378}\u{FFFF}e\u{301}\u{1F600} ";
+        assert_eq!(strip_invisible(keep), keep);
+    }
+
+    #[test]
+    fn pins_version_from_environment() {
+        assert_eq!(pinned_mode(Some("1")), Mode::V1);
+        assert_eq!(pinned_mode(Some("2")), Mode::V2);
+        assert_eq!(pinned_mode(Some(" 2\n")), Mode::V2);
+        assert_eq!(pinned_mode(Some("3")), Mode::Unknown);
+        assert_eq!(pinned_mode(Some("")), Mode::Unknown);
+        assert_eq!(pinned_mode(None), Mode::Unknown);
     }
 
     #[test]

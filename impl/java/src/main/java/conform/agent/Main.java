@@ -19,7 +19,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * conform-agent-java: an agent-role implementation of the stream-json control protocol v1,
+ * conform-agent-java: an agent-role implementation of the stream-json control protocol v1 and v2
+ * ({@link V2}),
  * written from the conform suite (schemas/control.v1.json, the vectors, the golden files,
  * COMPATIBILITY.md and impl/claude-code/OBSERVED.md).
  *
@@ -46,8 +47,8 @@ public final class Main {
     }
 
     private final OutputStream out;
-    private String model = DEFAULT_MODEL;
-    private String mode = "default";
+    String model = DEFAULT_MODEL;
+    String mode = "default";
 
     Main(OutputStream out) {
         this.out = out;
@@ -233,13 +234,16 @@ public final class Main {
                 default:
             }
             if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                b.append(c).append(s.charAt(++i));
+                char d = s.charAt(++i);
+                if (isCf(Character.toCodePoint(c, d))) {
+                    b.append(String.format("\\u%04x\\u%04x", (int) c, (int) d));
+                } else {
+                    b.append(c).append(d);
+                }
             } else if (Character.isSurrogate(c)) {
                 b.append('\uFFFD'); // a lone surrogate has no UTF-8 form
-            } else if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || (c >= 0x200B && c <= 0x200F)
-                    || (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2064)
-                    || (c >= 0x2066 && c <= 0x206F) || c == 0xFEFF) {
-                // Like the CLI: controls, the line separators and common format characters escaped.
+            } else if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 || isCf(c)) {
+                // Like the CLI: controls, the line separators and format characters escaped.
                 b.append(String.format("\\u%04x", (int) c));
             } else {
                 b.append(c);
@@ -248,8 +252,55 @@ public final class Main {
         b.append('"');
     }
 
+    /**
+     * Unicode general category Cf (format), Unicode 15: the set the CLI 2.1.332 escapes on output
+     * (impl/claude-code/OBSERVED.md). Java 17's tables are Unicode 13 (no U+0890-0891, U+13439-1343F).
+     */
+    static final int[][] CF = {
+        {0x00AD, 0x00AD}, {0x0600, 0x0605}, {0x061C, 0x061C}, {0x06DD, 0x06DD}, {0x070F, 0x070F},
+        {0x0890, 0x0891}, {0x08E2, 0x08E2}, {0x180E, 0x180E}, {0x200B, 0x200F}, {0x202A, 0x202E},
+        {0x2060, 0x2064}, {0x2066, 0x206F}, {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB}, {0x110BD, 0x110BD},
+        {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+        {0xE0020, 0xE007F},
+    };
+
+    static boolean isCf(int cp) {
+        for (int[] r : CF) if (r[0] <= cp && cp <= r[1]) return true;
+        return false;
+    }
+
+    /**
+     * Error text as the CLI 2.1.332 writes it: every code point of general category Cc, Cf, Cs
+     * (lone surrogates), Zl, Zp and Zs other than U+0020 is removed (observed 2026-11-30; vectors
+     * canon-echo-server-name, canon-echo-subtype).
+     */
+    static String stripInvisible(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            i += Character.charCount(cp);
+            int t = Character.getType(cp);
+            boolean drop = t == Character.CONTROL || t == Character.SURROGATE || t == Character.FORMAT || isCf(cp)
+                    || t == Character.LINE_SEPARATOR || t == Character.PARAGRAPH_SEPARATOR
+                    || (t == Character.SPACE_SEPARATOR && cp != 0x20);
+            if (!drop) b.appendCodePoint(cp);
+        }
+        return b.toString();
+    }
+
+    /** JSON text written verbatim (a stored reply quoted in a v2 diagnostic). */
+    static final class Raw {
+        final String text;
+
+        Raw(String text) {
+            this.text = text;
+        }
+    }
+
     static void write(StringBuilder b, Object v) {
-        if (v == null) {
+        if (v instanceof Raw) {
+            b.append(((Raw) v).text);
+        } else if (v == null) {
             b.append("null");
         } else if (v instanceof String) {
             writeString(b, (String) v);
@@ -317,12 +368,15 @@ public final class Main {
     // The agent
     // ------------------------------------------------------------------------------------
 
-    void emit(Obj frame) throws IOException {
+    /** Writes one frame and returns its text (without LF). */
+    String emit(Obj frame) throws IOException {
         StringBuilder b = new StringBuilder(256);
         write(b, frame);
+        String text = b.toString();
         b.append('\n');
         out.write(b.toString().getBytes(StandardCharsets.UTF_8));
         out.flush();
+        return text;
     }
 
     void success(Object rid, Obj body, Obj extra) throws IOException {
@@ -333,17 +387,17 @@ public final class Main {
     }
 
     void error(Object rid, String msg, String code, boolean withModel) throws IOException {
-        Obj r = obj().with("subtype", "error").withOpt("request_id", rid).with("error", msg);
+        Obj r = obj().with("subtype", "error").withOpt("request_id", rid).with("error", stripInvisible(msg));
         if (code != null) r.put("error_code", code);
         if (withModel) r.put("model", model);
         emit(obj().with("type", "control_response").with("response", r));
     }
 
-    /** Handles one input line (without its line terminator). */
+    /** Handles one input line (without its line terminator) as v1; true when it was answered. */
     @SuppressWarnings("unchecked")
-    void line(String raw) throws IOException, Fatal {
+    boolean line(String raw) throws IOException, Fatal {
         String line = jsTrim(raw);
-        if (line.isEmpty()) return;
+        if (line.isEmpty()) return false;
         Object msg;
         try {
             msg = parse(line);
@@ -351,10 +405,10 @@ public final class Main {
             throw parseError(line, "SyntaxError");
         }
         if (msg == null) throw parseError(line, "TypeError"); // null.type throws in the CLI
-        if (!(msg instanceof Map)) return; // scalars and arrays are ignored
+        if (!(msg instanceof Map)) return false; // scalars and arrays are ignored
         Map<String, Object> m = (Map<String, Object>) msg;
         // control_response, control_cancel_request and unknown types get no reply.
-        if (!"control_request".equals(m.get("type"))) return;
+        if (!"control_request".equals(m.get("type"))) return false;
         Object request = m.get("request");
         if (request == null) throw new Fatal("Error: Missing request on control_request");
         Object rid = get(m, "request_id");
@@ -405,6 +459,7 @@ public final class Main {
             default:
                 error(rid, "Unsupported control request subtype: " + jsString(subtype), "unsupported_request", false);
         }
+        return true;
     }
 
     static Fatal parseError(String line, String kind) {
@@ -433,6 +488,12 @@ public final class Main {
     }
 
     void initialize(Object rid, Map<String, Object> req) throws IOException {
+        success(rid, sessionBody(req), obj().with("pending_permission_requests", list())
+                .with("pending_user_dialog_requests", list()));
+    }
+
+    /** v1's initialize payload; v2 puts it under session. */
+    Obj sessionBody(Map<String, Object> req) {
         List<Object> models = list(
                 obj().with("value", "default").with("resolvedModel", DEFAULT_MODEL)
                         .with("displayName", "Default (recommended)").with("description", "Default (recommended)"),
@@ -453,21 +514,23 @@ public final class Main {
                 .with("claude_code_version", VERSION)
                 .with("current_permission_mode", mode);
         if (req.get("hooks") != null) body.put("hooks_applied", true);
-        body.with("hook_on_failure_supported", true).with("capabilities", list());
-        success(rid, body, obj().with("pending_permission_requests", list())
-                .with("pending_user_dialog_requests", list()));
+        return body.with("hook_on_failure_supported", true).with("capabilities", list());
     }
 
     void getContextUsage(Object rid) throws IOException {
+        success(rid, contextUsageBody(), null);
+    }
+
+    Obj contextUsageBody() {
         double max = 1_000_000;
-        success(rid, obj()
+        return obj()
                 .with("categories", list(obj().with("name", "Free space").with("tokens", max)))
                 .with("totalTokens", 0.0)
                 .with("maxTokens", max)
                 .with("rawMaxTokens", max)
                 .with("percentage", 0.0)
                 .with("gridRows", list())
-                .with("model", model), null);
+                .with("model", model);
     }
 
     void setModel(Object rid, Map<String, Object> req) throws IOException {
@@ -606,43 +669,126 @@ public final class Main {
         System.exit(code[0]);
     }
 
-    static void run() throws IOException {
-        InputStream in = System.in;
-        OutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
-        Main agent = new Main(out);
-        ByteArrayOutputStream line = new ByteArrayOutputStream(1 << 16);
-        byte[] buf = new byte[1 << 16];
-        boolean eof = false;
-        while (!eof) {
-            int n = in.read(buf);
-            int start = 0;
-            if (n < 0) {
-                eof = true;
-                n = 0;
-            }
-            for (int i = 0; i < n; i++) {
-                if (buf[i] == '\n') {
-                    line.write(buf, start, i - start);
-                    handle(agent, line);
-                    start = i + 1;
-                }
-            }
-            line.write(buf, start, n - start);
-            if (eof && line.size() > 0) handle(agent, line);
+    /** Reads lines (without LF), keeping at most a given number of bytes of each. */
+    static final class LineReader {
+        private final InputStream in;
+        private final byte[] buf = new byte[1 << 16];
+        private int pos, lim;
+        private boolean eof;
+        final ByteArrayOutputStream line = new ByteArrayOutputStream(1 << 16);
+        /** The whole line's length in bytes, without LF. */
+        long size;
+
+        LineReader(InputStream in) {
+            this.in = in;
         }
-        out.flush();
+
+        /** Reads the next line, keeping at most cap bytes (cap < 0: all); false at end of input. */
+        boolean next(int cap) throws IOException {
+            line.reset();
+            size = 0;
+            boolean any = false;
+            while (true) {
+                if (pos == lim) {
+                    if (eof) return any;
+                    int n = in.read(buf);
+                    if (n < 0) {
+                        eof = true;
+                        return any;
+                    }
+                    pos = 0;
+                    lim = n;
+                    continue;
+                }
+                any = true;
+                int i = pos;
+                while (i < lim && buf[i] != '\n') i++;
+                int n = i - pos;
+                int keep = cap < 0 ? n : Math.max(0, Math.min(n, cap - line.size()));
+                line.write(buf, pos, keep);
+                size += n;
+                if (i < lim) {
+                    pos = i + 1;
+                    return true;
+                }
+                pos = lim;
+            }
+        }
     }
 
-    private static void handle(Main agent, ByteArrayOutputStream line) throws IOException {
-        String text = decodeUtf8(line.toByteArray(), line.size());
-        line.reset();
+    /**
+     * Does this line start a v2 session? It does when it is a JSON object with a top-level
+     * schemaVersion member (any value), or an initialize request that offers protocolVersions.
+     * A v1 host sends neither.
+     */
+    @SuppressWarnings("unchecked")
+    static boolean announcesV2(String text) {
+        String line = jsTrim(text);
+        if (!line.startsWith("{")) return false;
+        Object v;
         try {
-            agent.line(text);
-        } catch (Fatal f) {
-            agent.out.flush();
-            System.err.println(f.getMessage());
-            System.err.flush();
-            System.exit(1);
+            v = parse(line);
+        } catch (IOException | StackOverflowError e) {
+            return false;
         }
+        if (!(v instanceof Map)) return false;
+        Map<String, Object> m = (Map<String, Object>) v;
+        if (m.containsKey("schemaVersion")) return true;
+        if (!"control_request".equals(m.get("type")) || !(m.get("request") instanceof Map)) return false;
+        Map<String, Object> r = (Map<String, Object>) m.get("request");
+        return "initialize".equals(r.get("subtype")) && r.containsKey("protocolVersions");
+    }
+
+    /**
+     * The session's version when the environment fixes it: conform's runner sets
+     * CONFORM_PROTOCOL_VERSION to the suite version under test. "1" or "2" decide before the first
+     * line is read; anything else (or unset) gives 0: the first deciding line decides.
+     */
+    static int pinnedVersion(String value) {
+        if (value == null) return 0;
+        switch (value.trim()) {
+            case "1":
+                return 1;
+            case "2":
+                return 2;
+            default:
+                return 0;
+        }
+    }
+
+    /**
+     * The main loop; {@code version} is 1 or 2 from the start when CONFORM_PROTOCOL_VERSION fixes
+     * it, else 0 until a line decides, then 1 or 2 for the whole session.
+     */
+    static void run() throws IOException {
+        OutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+        Main agent = new Main(out);
+        V2 v2 = new V2(agent);
+        int version = pinnedVersion(System.getenv("CONFORM_PROTOCOL_VERSION"));
+        LineReader r = new LineReader(System.in);
+        // v2 bounds its frames; v1 (like the CLI) reads lines of any length.
+        while (r.next(version == 2 ? V2.FRAME_LIMIT + 1 : -1)) {
+            byte[] bytes = r.line.toByteArray();
+            String text = decodeUtf8(bytes, bytes.length);
+            if (version == 0 && announcesV2(text)) version = 2;
+            if (version == 2) {
+                int code = v2.line(bytes, bytes.length, r.size);
+                if (code >= 0) {
+                    out.flush();
+                    System.exit(code);
+                }
+                continue;
+            }
+            try {
+                if (agent.line(text)) version = 1;
+            } catch (Fatal f) {
+                out.flush();
+                System.err.println(f.getMessage());
+                System.err.flush();
+                System.exit(1);
+            }
+        }
+        if (version == 2) v2.finish();
+        out.flush();
     }
 }
