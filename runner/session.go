@@ -144,7 +144,7 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 	// The suite version under test: an IUT that speaks several versions
 	// may use it to choose how to read frames that carry no version (v1
 	// frames have none). See README "The IUT contract".
-	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version))
+	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version), "CONFORM_ROLE="+v.Role)
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)
 		if err != nil {
