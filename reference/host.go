@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -144,39 +143,7 @@ func NewHost(policy []byte) (*Host, error) {
 // control_cancel_requests get no reply. It returns nil at EOF, ctx's error,
 // or the read or write error. Lines may be of any length.
 func (h *Host) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	bw := bufio.NewWriter(w)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, rerr := br.ReadBytes('\n')
-		if len(line) > 0 {
-			out, err := h.Handle(line)
-			if err != nil {
-				bw.Flush()
-				return err
-			}
-			if out != nil {
-				bw.Write(out)
-				bw.WriteByte('\n')
-			}
-			// Flush when no more input is buffered, so pipelined requests
-			// are answered in one write and a lone request is never held.
-			if br.Buffered() == 0 {
-				if err := bw.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if rerr == io.EOF {
-			return bw.Flush()
-		}
-		if rerr != nil {
-			bw.Flush()
-			return rerr
-		}
-	}
+	return serveLines(ctx, r, w, h.Handle)
 }
 
 // Handle answers one input line (with or without its LF) and returns the

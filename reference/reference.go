@@ -64,6 +64,15 @@ func NewAgent() *Agent { return &Agent{model: DefaultModel, mode: "default"} }
 // without its request object; observed 2.1.332: exit status 1 and a message
 // on stderr), or the write error. Lines may be of any length.
 func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	return serveLines(ctx, r, w, a.Handle)
+}
+
+// serveLines reads lines from r until EOF, hands each to handle and writes
+// each non-nil reply as one line to w. It flushes whenever no more input is
+// buffered, so pipelined requests are answered in one write and a lone
+// request is never held. It returns nil at EOF, ctx's error, handle's
+// error, or the read or write error.
+func serveLines(ctx context.Context, r io.Reader, w io.Writer, handle func([]byte) ([]byte, error)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriter(w)
 	for {
@@ -72,7 +81,7 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		line, rerr := br.ReadBytes('\n')
 		if len(line) > 0 {
-			out, err := a.Handle(line)
+			out, err := handle(line)
 			if err != nil {
 				bw.Flush()
 				return err
@@ -81,8 +90,6 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 				bw.Write(out)
 				bw.WriteByte('\n')
 			}
-			// Flush when no more input is buffered, so pipelined requests
-			// are answered in one write and a lone request is never held.
 			if br.Buffered() == 0 {
 				if err := bw.Flush(); err != nil {
 					return err
