@@ -275,7 +275,11 @@ func (a *Agent) setPermissionMode(body map[string]any) (map[string]any, map[stri
 
 // initialize returns a small session description; the CLI's is large and
 // build-specific, and vectors normalize it as any-object.
-func (a *Agent) initialize() map[string]any {
+func (a *Agent) initialize() map[string]any { return sessionDescription(a.mode) }
+
+// sessionDescription is the reference's small, fixed session description
+// in permission mode mode.
+func sessionDescription(mode string) map[string]any {
 	return map[string]any{
 		"commands":                []any{},
 		"agents":                  []any{},
@@ -283,7 +287,7 @@ func (a *Agent) initialize() map[string]any {
 		"available_output_styles": []any{"default"},
 		"models":                  []any{map[string]any{"value": "default", "resolvedModel": DefaultModel}},
 		"account":                 map[string]any{},
-		"current_permission_mode": a.mode,
+		"current_permission_mode": mode,
 	}
 }
 

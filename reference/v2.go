@@ -346,17 +346,7 @@ func (a *AgentV2) initializeV2(body map[string]any) (payload, e map[string]any, 
 
 // session is the build-specific part of the initialize payload (suites
 // normalize it as any-object): the same small description v1 reports.
-func (a *AgentV2) session() map[string]any {
-	return map[string]any{
-		"commands":                []any{},
-		"agents":                  []any{},
-		"output_style":            "default",
-		"available_output_styles": []any{"default"},
-		"models":                  []any{map[string]any{"value": "default", "resolvedModel": DefaultModel}},
-		"account":                 map[string]any{},
-		"current_permission_mode": a.mode,
-	}
-}
+func (a *AgentV2) session() map[string]any { return sessionDescription(a.mode) }
 
 // dispatchV2 answers a request of a subtype other than initialize, hold and
 // release after initialize: the success payload, or an error object.

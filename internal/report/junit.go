@@ -60,6 +60,11 @@ type junitMessage struct {
 func JUnit(w io.Writer, r *runner.Report) error {
 	s := junitSuiteOf(r)
 	doc := junitSuites{Name: r.Suite.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
+	return writeJUnit(w, doc)
+}
+
+// writeJUnit writes doc as an indented XML document with its header.
+func writeJUnit(w io.Writer, doc junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
