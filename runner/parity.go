@@ -128,7 +128,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			g.Implementations = append(g.Implementations, names[i])
 		}
 		golden, _ := base.Suite.ReadGolden(mustVersion(base), base.Role, first.ID)
-		pv.Golden = string(golden)
+		pv.Golden = string(golden) // one read per row, not per implementation
 		for _, b := range order {
 			g := byBytes[b]
 			g.Golden = b == pv.Golden

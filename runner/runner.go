@@ -165,7 +165,10 @@ type plan struct {
 	sessions []*suite.Vector
 	// rules holds each vector's compiled normalizers (suite-level first).
 	vectorRules map[string][]normalize.Rule
-	problems    []Problem
+	// golden holds each selected vector's golden bytes (or why they are
+	// unusable), read once per run.
+	golden   map[string]goldenFile
+	problems []Problem
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -220,6 +223,11 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, err
 	}
 	p.vectorRules = make(map[string][]normalize.Rule, len(p.vectors))
+	p.golden = make(map[string]goldenFile, len(p.vectors))
+	for _, v := range p.vectors {
+		b, err := s.ReadGolden(ver, cfg.Role, v.ID)
+		p.golden[v.ID] = goldenFile{b, err}
+	}
 	for _, v := range p.vectors {
 		rules, err := normalize.Compile(append(slices.Clone(ver.Normalize), v.Normalize...))
 		if err != nil {
@@ -397,7 +405,8 @@ func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vecto
 
 // vector runs one vector, turning golden-file problems into INVALID results.
 func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
-	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
+	g := p.golden[v.ID]
+	golden, gerr := g.bytes, g.err
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
 			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: gerr.Error()}}}, nil
@@ -449,4 +458,11 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
 		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s: it does not speak protocol version %d (no shared version); the other vectors were not run", pv.ID, p.ver.Version)})
 	return res, false
+}
+
+// goldenFile is a vector's golden bytes, or the error that makes them
+// unusable (GOLDEN_MISSING, GOLDEN_INVALID, a digest problem).
+type goldenFile struct {
+	bytes []byte
+	err   error
 }
