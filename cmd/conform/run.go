@@ -387,13 +387,25 @@ func cmdReference(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *role == "host" && *version == 1 {
-		h, err := reference.NewHost([]byte(os.Getenv("CONFORM_POLICY")))
+	if *role == "host" && (*version == 1 || *version == 2) {
+		var serve func(context.Context, io.Reader, io.Writer) error
+		var err error
+		if *version == 1 {
+			var h *reference.Host
+			if h, err = reference.NewHost([]byte(os.Getenv("CONFORM_POLICY"))); err == nil {
+				serve = h.Serve
+			}
+		} else {
+			var h *reference.HostV2
+			if h, err = reference.NewHostV2([]byte(os.Getenv("CONFORM_POLICY"))); err == nil {
+				serve = h.Serve
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "conform reference: %v\n", err)
 			return exitUsage // the vector's policy is invalid suite input
 		}
-		if err := h.Serve(ctx, stdin, stdout); err != nil {
+		if err := serve(ctx, stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "conform reference: %v\n", err)
 			return exitFail
 		}
