@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process;
 
+mod host;
 mod v2;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -878,6 +879,9 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: Option<usize>) ->
 }
 
 fn run() -> i32 {
+    if std::env::var("CONFORM_ROLE").map(|r| r.trim() == "host").unwrap_or(false) {
+        return host::run(); // the host role (docs/host-role.md): src/host.rs
+    }
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let stdout = io::stdout();

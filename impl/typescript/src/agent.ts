@@ -11,6 +11,7 @@
 // object) end the process with status 1 and one message on stderr.
 
 import { writeSync } from "node:fs";
+import { runHost } from "./host.js";
 
 const VERSION = "0.1.0";
 const BUILD_TIME = "2026-11-30T00:00:00Z";
@@ -842,6 +843,10 @@ class Driver {
 }
 
 function main(): void {
+  if ((process.env.CONFORM_ROLE ?? "").trim() === "host") {
+    runHost(); // the host role (docs/host-role.md): src/host.ts
+    return;
+  }
   const driver = new Driver(pinnedVersion());
   let parts: Buffer[] = [];
   let size = 0;

@@ -656,8 +656,14 @@ public final class Main {
     public static void main(String[] args) throws InterruptedException {
         // Deeply nested lines recurse in the reader and the writer: run on a large stack.
         int[] code = {0};
+        String role = System.getenv("CONFORM_ROLE");
+        boolean host = role != null && role.trim().equals("host");
         Thread t = new Thread(null, () -> {
             try {
+                if (host) {
+                    code[0] = Host.run(); // the host role (docs/host-role.md): Host.java
+                    return;
+                }
                 run();
             } catch (IOException e) {
                 System.err.println("Error reading stdin: " + e.getMessage());
