@@ -69,6 +69,7 @@ const (
 	FindingExpectedFailure    = "EXPECTED_FAILURE"
 	FindingUnexpectedPass     = "UNEXPECTED_PASS"
 	FindingHostSent           = "HOST_SENT"
+	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
 	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
 )
 
@@ -166,6 +167,13 @@ type Report struct {
 	Problems []Problem `json:"problems,omitempty"`
 	// Interrupted is true when the run was cancelled before it finished.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Partial is true when --filter selected only some of the vectors: the
+	// run passes or fails, but certifies nothing.
+	Partial bool `json:"partial,omitempty"`
+	// Verdict is CERTIFIED, NOT_CERTIFIED, PASSED_PARTIAL (a filtered run
+	// without failures), INVALID_SUITE_INPUT or INTERRUPTED; it follows
+	// ExitCode.
+	Verdict string `json:"verdict"`
 	// Preflight is the result of the version's preflight vector when the
 	// IUT did not pass it (it does not speak the version); every other
 	// vector is then NOT_RUN.
@@ -185,6 +193,23 @@ func (r *Report) ExitCode() int {
 		return 1
 	}
 	return 0
+}
+
+// ComputeVerdict returns the verdict that follows from the exit code and
+// Partial (what Report.Verdict holds after Run).
+func (r *Report) ComputeVerdict() string {
+	switch r.ExitCode() {
+	case 1:
+		return "NOT_CERTIFIED"
+	case 2:
+		return "INVALID_SUITE_INPUT"
+	case 130:
+		return "INTERRUPTED"
+	}
+	if r.Partial {
+		return "PASSED_PARTIAL"
+	}
+	return "CERTIFIED"
 }
 
 func (r *Report) count() {
@@ -208,4 +233,5 @@ func (r *Report) count() {
 		}
 	}
 	r.Summary = c
+	r.Verdict = r.ComputeVerdict()
 }

@@ -206,8 +206,7 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, err
 	}
 	for _, b := range bad {
-		code := codeOr(b.Err, kiterr.VectorInvalid)
-		p.problems = append(p.problems, Problem{Path: b.Path, Code: code, Message: strings.TrimPrefix(b.Err.Error(), code+": ")})
+		p.problems = append(p.problems, Problem{Path: b.Path, Code: codeOr(b.Err, kiterr.VectorInvalid), Message: messageOf(b.Err)})
 	}
 	var sessions []*suite.Vector
 	for _, v := range all {
@@ -300,6 +299,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
 		Problems:       p.problems,
+		Partial:        len(p.vectors) < len(p.sessions),
 	}
 	known := map[string]*suite.Vector{}
 	for _, v := range p.sessions {
@@ -409,7 +409,7 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 	golden, gerr := g.bytes, g.err
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: gerr.Error()}}}, nil
+			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: messageOf(gerr)}}}, nil
 	}
 	out, err := p.session(ctx, v)
 	if err != nil {
@@ -417,6 +417,15 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
 	return res, nil
+}
+
+// messageOf returns err's text without its leading stable code, which
+// reports print separately.
+func messageOf(err error) string {
+	if c := kiterr.CodeOf(err); c != "" {
+		return strings.TrimPrefix(err.Error(), string(c)+": ")
+	}
+	return err.Error()
 }
 
 // codeOr returns err's stable code, or def when err carries none.

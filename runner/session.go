@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
@@ -45,11 +46,48 @@ type outcome struct {
 	elapsed  time.Duration
 	// unmatched lists vector-level normalizers that matched nothing.
 	unmatched []string
-	notRun    bool
+	// dropped counts findings over MaxFindings; droppedStatus is the most
+	// severe status among them.
+	dropped       int
+	droppedStatus Status
+	notRun        bool
 }
 
+// Bounds on what one vector reports, so a misbehaving IUT cannot flood a
+// report: at most MaxFindings findings (then one FINDINGS_TRUNCATED note
+// with the count) of at most MaxFindingBytes bytes each.
+const (
+	MaxFindings     = 50
+	MaxFindingBytes = 1024
+)
+
 func (o *outcome) add(code string, st Status, format string, args ...any) {
-	o.findings = append(o.findings, Finding{Code: code, Status: st, Message: fmt.Sprintf(format, args...)})
+	if len(o.findings) >= MaxFindings {
+		o.dropped++
+		// The verdict still counts: keep the most severe status seen.
+		if severity[st] > severity[o.droppedStatus] {
+			o.droppedStatus = st
+		}
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if len(msg) > MaxFindingBytes {
+		cut := MaxFindingBytes
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = fmt.Sprintf("%s... (%d bytes)", msg[:cut], len(msg))
+	}
+	o.findings = append(o.findings, Finding{Code: code, Status: st, Message: msg})
+}
+
+// close adds the truncation note, if findings were dropped.
+func (o *outcome) close() {
+	if o.dropped > 0 {
+		o.findings = append(o.findings, Finding{Code: FindingFindingsTruncated, Status: o.droppedStatus,
+			Message: fmt.Sprintf("%d more findings were not reported (at most %d per vector)", o.dropped, MaxFindings)})
+		o.dropped = 0
+	}
 }
 
 // result turns an outcome into a Result by comparing it with golden.
@@ -313,6 +351,7 @@ wait:
 		b = []byte(`{}`)
 	}
 	o.summary = b
+	o.close()
 	return o, nil
 }
 

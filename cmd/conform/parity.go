@@ -29,7 +29,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.SetOutput(stderr)
 	var impls, filters multiFlag
 	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` (repeatable, at least two)")
-	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable)")
+	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: any glob may match; each must match at least one vector)")
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "control protocol `version`")
 	role := fl.String("role", "agent", "role the implementations play")

@@ -165,7 +165,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	role := fl.String("role", "agent", "role the IUT plays")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	var filters multiFlag
-	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable; each must match)")
+	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
 	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
@@ -177,7 +177,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
-	verbose := fl.Bool("v", false, "show details of passing vectors too")
+	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -185,9 +185,20 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "conform run: --format must be text, json or junit\n")
 		return exitUsage
 	}
+	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, *maxLine, *stderrMax, *maxFrames); msg != "" {
+		fmt.Fprintf(stderr, "conform run: %s\n", msg)
+		return exitUsage
+	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *role != "agent" && *role != "host" {
+		fmt.Fprintf(stderr, "conform run: --role must be agent or host\n")
+		return exitUsage
+	}
+	if *suiteDir != "" {
+		warnDigest(stderr, s)
 	}
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
@@ -234,7 +245,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	if *format == "text" && *out == "" {
+	if isTerminal(stderr) {
+		// One line per vector as it finishes, for people watching; logs
+		// (CI) get the report only, so no line is printed twice there.
 		cfg.Progress = func(r runner.Result) { report.Line(stderr, r) }
 	}
 	rep, err := runner.Run(ctx, cfg)
@@ -256,9 +269,46 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
 	}
 	if *out != "" {
-		fmt.Fprintf(stderr, "%d passed, %d failed, %d xfail, %d xpass (report: %s)\n", rep.Summary.Passed, rep.Summary.Failed, rep.Summary.XFail, rep.Summary.XPass, *out)
+		c := rep.Summary
+		fmt.Fprintf(stderr, "%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d); report: %s\n%s\n",
+			c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, *out, report.VerdictLine(rep))
 	}
 	return rep.ExitCode()
+}
+
+// checkBounds returns a usage message for a bound that makes no sense, or
+// "". Zero jobs means one per CPU; every duration and size must be
+// positive.
+func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, stderrMax, maxFrames int) string {
+	switch {
+	case jobs < 0:
+		return "-j must be 0 (one per CPU) or more"
+	case timeout <= 0 || grace <= 0 || killAfter <= 0:
+		return "--timeout, --grace and --kill-after must be positive durations"
+	case maxLine <= 0 || stderrMax <= 0 || maxFrames <= 0:
+		return "--max-line, --stderr-max and --max-frames must be positive"
+	}
+	return ""
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// warnDigest notes on stderr when a suite given with --suite differs from
+// the one embedded in this binary, so a modified copy is never mistaken
+// for the published suite (the digest in every report tells them apart).
+func warnDigest(stderr io.Writer, s *runner.Suite) {
+	emb, err := openSuite("", false)
+	if err == nil && emb.Digest != s.Digest {
+		fmt.Fprintf(stderr, "conform: note: this suite (%s) differs from the suite embedded in conform (%s)\n", s.Digest, emb.Digest)
+	}
 }
 
 func flagSet(fl *flag.FlagSet, name string) bool {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/conform-kit/conform/runner"
 )
@@ -57,17 +58,22 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 	c := r.Summary
 	fmt.Fprintf(ew, "\n%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d)\n",
 		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total)
-	verdict := "CERTIFIED"
-	switch r.ExitCode() {
-	case 1:
-		verdict = "NOT CERTIFIED"
-	case 2:
-		verdict = "INVALID SUITE INPUT"
-	case 130:
-		verdict = "INTERRUPTED"
-	}
-	fmt.Fprintf(ew, "%s: %s against %s v%d (%s)\n", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
+	fmt.Fprintln(ew, VerdictLine(r))
 	return ew.err
+}
+
+// VerdictLine is the last line of a text report: the verdict, the IUT, the
+// suite and its digest. A filtered run says how many vectors it ran.
+func VerdictLine(r *runner.Report) string {
+	v := r.Verdict
+	if v == "" {
+		v = r.ComputeVerdict()
+	}
+	verdict := strings.ReplaceAll(v, "_", " ")
+	if r.Partial {
+		verdict += fmt.Sprintf(" (%d vectors selected by --filter; a partial run certifies nothing)", r.Summary.Total)
+	}
+	return fmt.Sprintf("%s: %s against %s v%d (%s)", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
 }
 
 // Line writes the one-line form of a result: status, id, level, time.
@@ -84,14 +90,17 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
 }
 
-// sanitize replaces C0/C1 control characters other than LF and TAB with
-// U+FFFD so IUT text cannot drive the terminal.
+// sanitize replaces C0/C1 control characters other than LF and TAB, and
+// format characters (Cf: bidi overrides, zero-width characters), with
+// U+FFFD so IUT text cannot drive or disguise the terminal.
 func sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\t' {
 			return r
 		}
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+		// Control characters, and format characters such as the bidi
+		// overrides that would reorder the rest of a terminal line.
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) || unicode.Is(unicode.Cf, r) {
 			return '\uFFFD'
 		}
 		return r

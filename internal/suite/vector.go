@@ -26,6 +26,10 @@ const (
 	LevelInformational = "informational"
 )
 
+// MaxGenerated is the longest line a generate send item may build, in
+// bytes (64 MiB).
+const MaxGenerated = 64 << 20
+
 // Vector is one test vector file.
 type Vector struct {
 	ID          string   `json:"id"`
@@ -188,8 +192,13 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
 	}
 	for i, it := range v.Send {
-		if it.Generate != nil {
-			continue // always well-formed; building it here would cost its size
+		if g := it.Generate; g != nil {
+			// Well-formed by construction; building it here would cost its
+			// size, so only its size is checked.
+			if n := len(g.Prefix) + len(g.Repeat)*g.Count + len(g.Suffix); n > MaxGenerated {
+				return nil, kiterr.New(kiterr.VectorInvalid, "%s: send[%d] generates %d bytes, more than %d", name, i, n, MaxGenerated)
+			}
+			continue
 		}
 		if _, err := it.Bytes(); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", name, i)
