@@ -98,6 +98,12 @@ func zoo(behaviour string) (int, bool) {
 		}
 		reply, _ := agent.Handle(line)
 		out.Write(append(reply, '\n'))
+	case "zoo-not-json-flood":
+		in.ReadBytes('\n')
+		for range 900 {
+			out.WriteString("y\n")
+		}
+		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
 	case "zoo-flood-frames":
 		in.ReadBytes('\n')
 		for range 20000 {
@@ -147,6 +153,7 @@ func TestZoo(t *testing.T) {
 		{"zoo-slow-one", []string{"interrupt-idle", "get-binary-version", "mcp-status-empty"},
 			map[string]runner.Status{"interrupt-idle": runner.Pass, "get-binary-version": runner.Timeout, "mcp-status-empty": runner.Pass}, ""},
 		{"zoo-flood-frames", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameLimit},
+		{"zoo-not-json-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFindingsTruncated},
 	}
 	for _, tc := range tests {
 		t.Run(tc.behaviour, func(t *testing.T) {
@@ -174,6 +181,9 @@ func TestZoo(t *testing.T) {
 				t.Errorf("findings %v lack %s", findingCodes(rep.Results[0]), tc.finding)
 			}
 			for _, r := range rep.Results {
+				if len(r.Findings) > runner.MaxFindings+1 {
+					t.Errorf("%s: %d findings, bound %d and one truncation note", r.ID, len(r.Findings), runner.MaxFindings)
+				}
 				if len(r.Stderr) > runner.DefaultStderrMax {
 					t.Errorf("%s: kept %d bytes of stderr, bound %d", r.ID, len(r.Stderr), runner.DefaultStderrMax)
 				}
