@@ -70,6 +70,7 @@ const (
 	FindingUnexpectedPass     = "UNEXPECTED_PASS"
 	FindingHostSent           = "HOST_SENT"
 	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
+	FindingOrphansKilled      = "ORPHANS_KILLED"
 	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
@@ -23,6 +24,10 @@ import (
 func TestMain(m *testing.M) {
 	if b := os.Getenv("CONFORM_FAKE_IUT"); b != "" {
 		os.Exit(fake(b))
+	}
+	// As cmd/conform does: orphans of IUTs come back here to be killed.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, "subreaper:", err)
 	}
 	os.Exit(m.Run())
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -183,6 +184,10 @@ func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
 	// may use it to choose how to read frames that carry no version (v1
 	// frames have none). See README "The IUT contract".
 	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version), "CONFORM_ROLE="+v.Role)
+	// A token unique to this IUT, inherited by its descendants, so that a
+	// process that left its group (setsid) can still be found and killed.
+	token := filepath.Base(dir)
+	env = append(env, proc.TokenVar+"="+token)
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)
 		if err != nil {
@@ -281,6 +286,9 @@ wait:
 		}
 	}
 	o.exit = <-stopped
+	if n := proc.KillOrphans(token); n > 0 {
+		o.add(FindingOrphansKilled, "", "killed %d process(es) the IUT left behind outside its process group", n)
+	}
 	if spawned {
 		sp.replay(o, handle, p.cfg.MaxLine)
 	}

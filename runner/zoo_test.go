@@ -91,6 +91,16 @@ func zoo(behaviour string) (int, bool) {
 		}
 		answer()
 		return 0, true
+	case "zoo-setsid-orphan":
+		// A daemon that leaves the process group, ignores SIGTERM and
+		// outlives the IUT: only the orphan sweep can end it.
+		cmd := exec.Command("sh", "-c", `trap "" TERM; exec sleep 3600`)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err == nil {
+			notePID(cmd.Process.Pid)
+		}
+		answer()
+		return 0, true
 	case "zoo-slow-one":
 		line, _ := in.ReadBytes('\n')
 		if strings.Contains(string(line), `"get_binary_version"`) {
@@ -153,6 +163,7 @@ func TestZoo(t *testing.T) {
 		{"zoo-slow-one", []string{"interrupt-idle", "get-binary-version", "mcp-status-empty"},
 			map[string]runner.Status{"interrupt-idle": runner.Pass, "get-binary-version": runner.Timeout, "mcp-status-empty": runner.Pass}, ""},
 		{"zoo-flood-frames", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameLimit},
+		{"zoo-setsid-orphan", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, runner.FindingOrphansKilled},
 		{"zoo-not-json-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFindingsTruncated},
 	}
 	for _, tc := range tests {

@@ -104,7 +104,9 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = cfg.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (killed as a whole); SIGKILL to the leader if
+	// conform itself dies without cleaning up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 
@@ -247,6 +249,9 @@ func (p *Proc) Lines() <-chan Line { return p.lines }
 
 // Exited is closed once the IUT's main process has ended.
 func (p *Proc) Exited() <-chan struct{} { return p.exited }
+
+// Pid returns the IUT's process id (its process group id too).
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Exit returns how the main process ended; valid after Exited is closed.
 func (p *Proc) Exit() Exit {
