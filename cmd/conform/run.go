@@ -135,9 +135,17 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 	var fsys fs.FS = conform.Suite()
 	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, kiterr.New(kiterr.SuiteNotFound, "suite directory %q does not exist or is not a directory", dir)
+		}
 		fsys = os.DirFS(dir)
 	}
-	return suite.Load(fsys, suite.Options{SkipDigest: skipDigest})
+	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest})
+	if err != nil && dir != "" {
+		code := kiterr.CodeOf(err)
+		return nil, &kiterr.Error{Code: code, Msg: "suite " + dir + ": " + strings.TrimPrefix(err.Error(), string(code)+": ")}
+	}
+	return s, err
 }
 
 // referenceCommand re-executes this binary as the reference implementation.
