@@ -80,12 +80,8 @@ type PolicyV2 struct {
 // yet (a user who has not answered), so the request stays pending until it
 // is cancelled or input ends. A defer rule has no other member.
 type ToolRuleV2 struct {
-	Behavior           string         `json:"behavior,omitempty"`
-	UpdatedInput       map[string]any `json:"updatedInput,omitempty"`
-	UpdatedPermissions []any          `json:"updatedPermissions,omitempty"`
-	Message            *string        `json:"message,omitempty"`
-	Interrupt          bool           `json:"interrupt,omitempty"`
-	Defer              bool           `json:"defer,omitempty"`
+	ToolRule
+	Defer bool `json:"defer,omitempty"`
 }
 
 // NewHostV2 returns a v2 host that decides by policy, the JSON text of a
@@ -378,8 +374,7 @@ func (h *HostV2) rule(tool string) (ToolRuleV2, bool) {
 // canUseTool decides a permission request as the v1 host does, except that
 // AskUserQuestion answers are arrays of labels.
 func (h *HostV2) canUseTool(tool string, input map[string]any, rule ToolRuleV2, found bool) map[string]any {
-	v1 := ToolRule{Behavior: rule.Behavior, UpdatedInput: rule.UpdatedInput, UpdatedPermissions: rule.UpdatedPermissions,
-		Message: rule.Message, Interrupt: rule.Interrupt}
+	v1 := rule.ToolRule
 	if found && rule.Behavior == "deny" {
 		return deny(v1)
 	}
