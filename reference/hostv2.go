@@ -5,7 +5,6 @@ package reference
 // inside v2's wire rules.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -152,39 +151,9 @@ func NewHostV2(policy []byte) (*HostV2, error) {
 // returns nil. It returns ctx's error when ctx ends, or a read or write
 // error.
 func (h *HostV2) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	bw := bufio.NewWriter(w)
-	write := func(frames [][]byte) {
-		for _, f := range frames {
-			bw.Write(f)
-			bw.WriteByte('\n')
-		}
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			bw.Flush()
-			return err
-		}
-		line, size, rerr := readBounded(br, MaxFrameV2)
-		if size > 0 || rerr == nil {
-			write(h.handle(line, size))
-			// Flush when no more input is buffered, so pipelined requests
-			// are answered in one write and a lone request is never held.
-			if br.Buffered() == 0 {
-				if err := bw.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if rerr == io.EOF {
-			write(h.End())
-			return bw.Flush()
-		}
-		if rerr != nil {
-			bw.Flush()
-			return rerr
-		}
-	}
+	return serveFramesV2(ctx, r, w, func(line []byte, size int) ([][]byte, error) {
+		return h.handle(line, size), nil
+	}, h.End)
 }
 
 // Handle answers one input line (with or without its LF) and returns the

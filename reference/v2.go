@@ -103,6 +103,17 @@ func (a *AgentV2) Versions() []int { return []int{2} }
 // [*ExitError] (status 1) after answering an initialize with
 // version_mismatch, ctx's error when ctx ends, or a read or write error.
 func (a *AgentV2) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	return serveFramesV2(ctx, r, w, a.handle, a.End)
+}
+
+// serveFramesV2 is the v2 line loop of both roles: it reads lines of at
+// most MaxFrameV2 bytes (longer ones are measured, not held), hands each to
+// handle with its full size, writes the frames handle returns one per line,
+// flushes whenever no more input is buffered (pipelined requests are
+// answered in one write, a lone request is never held), and at EOF writes
+// end's frames. It returns nil at EOF, handle's error (after writing its
+// frames), ctx's error, or a read or write error.
+func serveFramesV2(ctx context.Context, r io.Reader, w io.Writer, handle func([]byte, int) ([][]byte, error), end func() [][]byte) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriter(w)
 	write := func(frames [][]byte) {
@@ -118,7 +129,7 @@ func (a *AgentV2) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		line, size, rerr := readBounded(br, MaxFrameV2)
 		if size > 0 || rerr == nil {
-			out, err := a.handle(line, size)
+			out, err := handle(line, size)
 			write(out)
 			if err != nil {
 				bw.Flush()
@@ -131,7 +142,7 @@ func (a *AgentV2) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			}
 		}
 		if rerr == io.EOF {
-			write(a.End())
+			write(end())
 			return bw.Flush()
 		}
 		if rerr != nil {
