@@ -396,19 +396,7 @@ func mcpReplyV2(methods map[string]any, msg map[string]any) map[string]any {
 // finish builds the one terminal reply of request id (success with payload
 // when e is nil) and stores it for retransmissions.
 func (h *HostV2) finish(id string, payload, e map[string]any) []byte {
-	resp := map[string]any{"request_id": id}
-	if e != nil {
-		resp["subtype"] = "error"
-		resp["error"] = e
-	} else {
-		resp["subtype"] = "success"
-		resp["response"] = payload
-	}
-	b, _ := marshal(map[string]any{"type": "control_response", "schemaVersion": SchemaVersionV2, "response": resp})
-	if ent := h.seen[id]; ent != nil {
-		ent.reply = b
-	}
-	return b
+	return finishV2(h.seen, id, payload, e)
 }
 
 // anyString reports whether body has a string under at least one of keys.

@@ -467,6 +467,13 @@ func (a *AgentV2) setModelV2(body map[string]any) (map[string]any, map[string]an
 // when e is nil, else an error reply. It stores the reply for
 // retransmissions.
 func (a *AgentV2) finish(id string, payload, e map[string]any) []byte {
+	return finishV2(a.seen, id, payload, e)
+}
+
+// finishV2 builds the one terminal reply of request id (success with
+// payload when e is nil, else an error reply with the error object e) and
+// stores it in seen for retransmissions; both v2 roles use it.
+func finishV2(seen map[string]*entryV2, id string, payload, e map[string]any) []byte {
 	resp := map[string]any{"request_id": id}
 	if e != nil {
 		resp["subtype"] = "error"
@@ -476,7 +483,7 @@ func (a *AgentV2) finish(id string, payload, e map[string]any) []byte {
 		resp["response"] = payload
 	}
 	b, _ := marshal(map[string]any{"type": "control_response", "schemaVersion": SchemaVersionV2, "response": resp})
-	if ent := a.seen[id]; ent != nil {
+	if ent := seen[id]; ent != nil {
 		ent.reply = b
 	}
 	return b

@@ -98,15 +98,11 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		return fail(stderr, err)
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "create report"))
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := reportWriter(stdout, *out)
+	if err != nil {
+		return fail(stderr, err)
 	}
+	defer closeOut()
 	switch *format {
 	case "json":
 		err = report.ParityJSON(w, pr)

@@ -244,15 +244,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.ExpectFail = ef
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "create report"))
-		}
-		defer f.Close()
-		w = f
+	w, closeOut, err := reportWriter(stdout, *out)
+	if err != nil {
+		return fail(stderr, err)
 	}
+	defer closeOut()
 	if isTerminal(stderr) {
 		// One line per vector as it finishes, for people watching; logs
 		// (CI) get the report only, so no line is printed twice there.
@@ -297,6 +293,19 @@ func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, std
 		return "--max-line, --stderr-max and --max-frames must be positive"
 	}
 	return ""
+}
+
+// reportWriter returns stdout, or the file out (created) when out is set,
+// and a function that closes it. Errors: IO.
+func reportWriter(stdout io.Writer, out string) (io.Writer, func(), error) {
+	if out == "" {
+		return stdout, func() {}, nil
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return nil, nil, kiterr.Wrap(kiterr.IO, err, "create report")
+	}
+	return f, func() { f.Close() }, nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).
