@@ -1,0 +1,45 @@
+package compare_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/conform-kit/conform/internal/compare"
+)
+
+func TestDiff(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, golden, actual string
+		want                 []string // substrings the diff must show
+	}{
+		{"equal", `{"a":1}`, `{"a":1}`, nil},
+		{"value", `{"a":1}`, `{"a":2}`, []string{"-", "+"}},
+		{"multibyte strings stay whole", `{"e":"frobnicate-ü-😀\u2028-x"}`, `{"e":"frobnicate-ü-😀-x"}`, []string{"😀"}},
+		{"not json", `{`, `}`, []string{"-golden {", "+actual }"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := compare.Diff([]byte(tc.golden), []byte(tc.actual))
+			if tc.want == nil {
+				if d != "" || !compare.Equal([]byte(tc.golden), []byte(tc.actual)) {
+					t.Errorf("equal inputs gave diff %q", d)
+				}
+				return
+			}
+			if d == "" {
+				t.Fatal("different inputs gave no diff")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(d, w) {
+					t.Errorf("diff lacks %q:\n%s", w, d)
+				}
+			}
+			if !utf8.ValidString(d) {
+				t.Errorf("diff is not valid UTF-8:\n%q", d)
+			}
+		})
+	}
+}
