@@ -11,17 +11,13 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
-
-	"github.com/conform-kit/conform/internal/kiterr"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects [Parse] accepts.
@@ -30,127 +26,6 @@ const MaxDepth = 512
 // maxExact is 2^53, the largest magnitude below which every integer is
 // exactly representable in IEEE 754 binary64 (RFC 8785 §3.2.2.3, RFC 7493 §2.2).
 const maxExact = 1 << 53
-
-// Parse decodes exactly one JSON text from data with the strict rules of the
-// package doc. Errors are *kiterr.Error with code JSON_SYNTAX (message gives
-// line:column, 1-based, column in bytes), JSON_DUPLICATE_KEY (with the JSON
-// Pointer of the object), JSON_INVALID_UTF8 (with the byte offset),
-// JSON_LONE_SURROGATE, JSON_NUMBER_INEXACT or JSON_TOO_DEEP.
-func Parse(data []byte) (any, error) {
-	if !utf8.Valid(data) {
-		off := invalidUTF8Offset(data)
-		return nil, kiterr.New(kiterr.JSONInvalidUTF8, "invalid UTF-8 at byte offset %d", off)
-	}
-	if off, ok := loneSurrogate(data); ok {
-		line, col := position(data, off)
-		return nil, kiterr.New(kiterr.JSONLoneSurrogate, "lone surrogate escape at %d:%d", line, col)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	p := parser{dec: dec, data: data}
-	v, err := p.value("", 0)
-	if err != nil {
-		return nil, err
-	}
-	end := int(dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		for end < len(data) && isSpace(data[end]) {
-			end++
-		}
-		line, col := position(data, end)
-		return nil, kiterr.New(kiterr.JSONSyntax, "trailing data after JSON value at %d:%d", line, col)
-	}
-	return v, nil
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-type parser struct {
-	dec  *json.Decoder
-	data []byte
-}
-
-func (p *parser) syntax(err error) error {
-	off, msg := int(p.dec.InputOffset()), err.Error()
-	// A Decoder's SyntaxError.Offset can be relative to the token it was
-	// reading; json.Unmarshal of the whole input reports the absolute one.
-	var whole any
-	var se *json.SyntaxError
-	switch uerr := json.Unmarshal(p.data, &whole); {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		off, msg = len(p.data), "unexpected end of input"
-	case errors.As(uerr, &se) && strings.Contains(se.Error(), "unexpected end"):
-		off, msg = len(p.data), "unexpected end of input"
-	case errors.As(uerr, &se):
-		off, msg = max(0, int(se.Offset)-1), se.Error() // Offset counts the offending byte
-	}
-	line, col := position(p.data, off)
-	return &kiterr.Error{Code: kiterr.JSONSyntax, Msg: fmt.Sprintf("at %d:%d: %s", line, col, msg)}
-}
-
-func (p *parser) value(ptr string, depth int) (any, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, p.syntax(err)
-	}
-	return p.fromToken(tok, ptr, depth)
-}
-
-func (p *parser) fromToken(tok json.Token, ptr string, depth int) (any, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth >= MaxDepth {
-			return nil, kiterr.New(kiterr.JSONTooDeep, "nesting deeper than %d at %q", MaxDepth, ptr)
-		}
-		switch t {
-		case '{':
-			obj := map[string]any{}
-			for p.dec.More() {
-				kt, err := p.dec.Token()
-				if err != nil {
-					return nil, p.syntax(err)
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, p.syntax(fmt.Errorf("object key is not a string"))
-				}
-				if _, dup := obj[key]; dup {
-					return nil, kiterr.New(kiterr.JSONDuplicateKey, "duplicate member %q in object at %q", key, ptrOrRoot(ptr))
-				}
-				v, err := p.value(ptr+"/"+EscapePointer(key), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				obj[key] = v
-			}
-			if _, err := p.dec.Token(); err != nil {
-				return nil, p.syntax(err)
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for i := 0; p.dec.More(); i++ {
-				v, err := p.value(fmt.Sprintf("%s/%d", ptr, i), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := p.dec.Token(); err != nil {
-				return nil, p.syntax(err)
-			}
-			return arr, nil
-		}
-		return nil, p.syntax(fmt.Errorf("unexpected %q", t))
-	case json.Number:
-		if err := CheckNumber(t); err != nil {
-			return nil, kiterr.Wrap(kiterr.JSONNumberInexact, err, "number at %q", ptrOrRoot(ptr))
-		}
-		return t, nil
-	default:
-		return t, nil // string, bool, nil
-	}
-}
 
 // CheckNumber reports an error when the integer literal n (no fraction or
 // exponent) of magnitude 2^53 or more names a value that neither binary64
