@@ -121,11 +121,15 @@ log "building conform, baredriver, canonbench, gen"
 BIN=$WORK/bin
 mkdir -p "$BIN"
 (cd "$ROOT" && go build -o "$BIN/conform" ./cmd/conform &&
+	go build -o "$BIN/conform-reference" ./cmd/conform-reference &&
 	go build -o "$BIN/baredriver" ./bench/baredriver &&
 	go build -o "$BIN/canonbench" ./bench/canonbench &&
 	go build -o "$BIN/gen" ./bench/gen)
 CONFORM=$BIN/conform
-REF=("$CONFORM" reference --role agent --version 1)
+# The IUT of rows a and b, for conform run and the bare driver alike: the Go
+# reference as its own binary (the same code as `conform reference`, which
+# also links the JSON Schema validator and starts about 4x slower).
+REF=("$BIN/conform-reference" --role agent --version 1)
 
 gen_suite() { # gen_suite N DIR: generated suite with golden files and MANIFEST
 	(cd "$ROOT" && "$BIN/gen" vectors -n "$1" -out "$2")
@@ -141,10 +145,10 @@ log "a. runner overhead: generating 1000 vectors and their golden files"
 S1K=$WORK/suite-1k
 gen_suite 1000 "$S1K"
 # One unmeasured pass of each warms the page cache and the binaries.
-"$CONFORM" run --suite "$S1K" -j "$JOBS" >/dev/null 2>&1 || true
+"$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}" >/dev/null 2>&1 || true
 "$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}" >/dev/null 2>&1 || true
 log "a. conform run --suite (1000 vectors, -j $JOBS) x$REPEAT"
-median_of "$REPEAT" "$WORK/run-1k.out" "$CONFORM" run --suite "$S1K" -j "$JOBS"
+median_of "$REPEAT" "$WORK/run-1k.out" "$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}"
 RUN1K_T=$T RUN1K_RSS=$RSS RUN1K_RC=$RC
 grep -q '^CERTIFIED' "$WORK/run-1k.out" || { log "conform run on 1k did not certify:"; tail -5 "$WORK/run-1k.out" >&2; RUN1K_RC=1; }
 log "a. baredriver (1000 vectors, -j $JOBS) x$REPEAT"
@@ -161,7 +165,7 @@ log "b. scale: generating $SCALE_N vectors and their golden files (the slow part
 SBIG=$WORK/suite-big
 gen_suite "$SCALE_N" "$SBIG"
 log "b. conform run --suite ($SCALE_N vectors, -j $JOBS)"
-timed "$WORK/run-big.out" "$CONFORM" run --suite "$SBIG" -j "$JOBS"
+timed "$WORK/run-big.out" "$CONFORM" run --suite "$SBIG" -j "$JOBS" -- "${REF[@]}"
 BIG_T=$T BIG_RSS=$RSS BIG_RC=$RC
 grep -q '^CERTIFIED' "$WORK/run-big.out" || BIG_RC=1
 PV1K=$(awk -v t="$RUN1K_T" 'BEGIN{printf "%.2f", t*1000/1000}')

@@ -46,6 +46,7 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	if err != nil {
 		return nil, err
 	}
+	defer p.dirs.close()
 	if len(p.problems) > 0 {
 		msgs := make([]string, len(p.problems))
 		for i, pr := range p.problems {

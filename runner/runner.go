@@ -169,6 +169,8 @@ type plan struct {
 	// unusable), read once per run.
 	golden   map[string]goldenFile
 	problems []Problem
+	// dirs hands out IUT directories; whoever called prepare closes it.
+	dirs *iutDirs
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -182,7 +184,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir), bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err
@@ -295,6 +297,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.dirs.close()
 	rep := &Report{
 		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},

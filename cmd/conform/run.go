@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -446,59 +445,10 @@ func cmdVersion(stdout, stderr io.Writer) int {
 	return exitPass
 }
 
+// cmdReference is `conform reference`: the reference IUT, re-executed by
+// run, parity and golden when no IUT command is given. See [reference.Main].
 func cmdReference(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("reference", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	role := fl.String("role", "agent", "role to play")
-	version := fl.Int("version", 1, "protocol version")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
-	}
-	if *role == "host" && (*version == 1 || *version == 2) {
-		var serve func(context.Context, io.Reader, io.Writer) error
-		var err error
-		if *version == 1 {
-			var h *reference.Host
-			if h, err = reference.NewHost([]byte(os.Getenv("CONFORM_POLICY"))); err == nil {
-				serve = h.Serve
-			}
-		} else {
-			var h *reference.HostV2
-			if h, err = reference.NewHostV2([]byte(os.Getenv("CONFORM_POLICY"))); err == nil {
-				serve = h.Serve
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "conform reference: %v\n", err)
-			return exitUsage // the vector's policy is invalid suite input
-		}
-		if err := serve(ctx, stdin, stdout); err != nil {
-			fmt.Fprintf(stderr, "conform reference: %v\n", err)
-			return exitFail
-		}
-		return exitPass
-	}
-	var serve func(context.Context, io.Reader, io.Writer) error
-	switch {
-	case *role == "agent" && *version == 1:
-		serve = reference.NewAgent().Serve
-	case *role == "agent" && *version == 2:
-		serve = reference.NewAgentV2().Serve // docs/v2.md: speaks version 2 only
-	default:
-		fmt.Fprintf(stderr, "conform reference: no %s role for version %d\n", *role, *version)
-		return exitUsage
-	}
-	err := serve(ctx, stdin, stdout)
-	var ee *reference.ExitError
-	if errors.As(err, &ee) {
-		fmt.Fprintln(stderr, ee.Msg)
-		return ee.Code
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "conform reference: %v\n", err)
-		return exitFail
-	}
-	return exitPass
+	return reference.Main(ctx, args, stdin, stdout, stderr, os.Getenv)
 }
 
 // expandPaths resolves path arguments and doublestar globs against the

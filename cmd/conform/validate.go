@@ -7,11 +7,25 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/runner"
 )
+
+// tuneGC trades memory for speed in validate, which allocates about 21 KiB
+// of short-lived garbage per frame inside the JSON Schema validator and
+// keeps under 1 MiB alive: unless the caller set GOGC or GOMEMLIMIT, the heap may
+// grow to 9x its live size (GOGC=800) under a 1 GiB soft limit. Measured on
+// the 10,000-frame bench corpus (bench/README.md): about 22% less wall time
+// than GOGC=100.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(800)
+		debug.SetMemoryLimit(1 << 30)
+	}
+}
 
 // cmdValidate checks suite inputs. With no paths it checks the whole suite:
 // every vector file of every version against vector.schema.json, every
@@ -29,6 +43,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
+	tuneGC()
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)

@@ -40,16 +40,8 @@ func KillOrphans(token string) int {
 		return 0
 	}
 	self := os.Getpid()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
 	killed := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range candidates() {
 		st, ok := statOf(pid)
 		if !ok || st.ppid != self {
 			continue
@@ -72,6 +64,55 @@ func KillOrphans(token string) int {
 		_, _ = syscall.Wait4(pid, &ws, 0, nil)
 	}
 	return killed
+}
+
+// candidates returns the pids that may be children of the calling process:
+// the union of /proc/self/task/<tid>/children (Linux 3.5+, a handful of
+// small reads, one per thread), or, where the kernel lacks that file
+// (CONFIG_PROC_CHILDREN off), every pid under /proc. [KillOrphans] checks
+// the parent of each in /proc/<pid>/stat either way, so a pid listed twice
+// or one that exited meanwhile does no harm. The children files are read
+// because scanning /proc cost 0.8 ms per vector on a machine with 100
+// processes (39% of the runner's CPU, bench/README.md).
+func candidates() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err == nil {
+		var pids []int
+		ok := true
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+			if err != nil {
+				if os.IsNotExist(err) {
+					// The thread exited meanwhile, or the kernel has no
+					// children file: tell them apart by the leader's.
+					if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"); err != nil {
+						ok = false
+						break
+					}
+				}
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		if ok {
+			return pids
+		}
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	pids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 type procStat struct {
