@@ -57,7 +57,11 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	outs := make(map[string]*outcome, len(p.vectors))
 	var mu sync.Mutex
 	gen := func(ctx context.Context, v *suite.Vector) (Result, error) {
-		o, err := p.session(ctx, v)
+		l, err := p.load(v)
+		if err != nil {
+			return Result{}, err
+		}
+		o, err := p.session(ctx, l)
 		if err != nil {
 			return Result{}, err
 		}

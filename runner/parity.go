@@ -70,6 +70,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 	for i, t := range targets {
 		cfg := t.Config
 		cfg.Suite, cfg.Version, cfg.Role, cfg.Filters = base.Suite, base.Version, base.Role, base.Filters
+		cfg.keepSummaries = true
 		if cfg.Jobs == 0 {
 			cfg.Jobs = base.Jobs
 		}

@@ -105,6 +105,12 @@ type Config struct {
 	// TempDir is where per-vector HOME and working directories are made
 	// (default os.TempDir()).
 	TempDir string
+
+	// keepSummaries keeps every result's canonical summary, which Parity
+	// compares across implementations; a plain Run keeps only those of
+	// vectors that did not pass (as Result.Actual), so its memory does not
+	// grow by a summary per vector.
+	keepSummaries bool
 }
 
 func (c *Config) defaults() {
@@ -163,11 +169,6 @@ type plan struct {
 	vectors   []*suite.Vector
 	// sessions are all session vectors of the role, before filtering.
 	sessions []*suite.Vector
-	// rules holds each vector's compiled normalizers (suite-level first).
-	vectorRules map[string][]normalize.Rule
-	// golden holds each selected vector's golden bytes (or why they are
-	// unusable), read once per run.
-	golden   map[string]goldenFile
 	problems []Problem
 	// dirs hands out IUT directories; whoever called prepare closes it.
 	dirs *iutDirs
@@ -203,7 +204,10 @@ func prepare(cfg Config) (*plan, error) {
 	if p.rules, err = normalize.Compile(ver.Normalize); err != nil {
 		return nil, err
 	}
-	all, bad, err := s.Vectors(ver)
+	// Only an index of each vector is kept; sessions reload the file and
+	// read its golden file as they run, so a run's memory does not grow
+	// with the suite (bench row b: peak RSS at 10k vectors over 1k).
+	all, bad, err := s.VectorIndex(ver)
 	if err != nil {
 		return nil, err
 	}
@@ -223,20 +227,42 @@ func prepare(cfg Config) (*plan, error) {
 	if p.vectors, err = suite.Select(sessions, cfg.Filters); err != nil {
 		return nil, err
 	}
-	p.vectorRules = make(map[string][]normalize.Rule, len(p.vectors))
-	p.golden = make(map[string]goldenFile, len(p.vectors))
-	for _, v := range p.vectors {
-		b, err := s.ReadGolden(ver, cfg.Role, v.ID)
-		p.golden[v.ID] = goldenFile{b, err}
+	return p, nil
+}
+
+// loaded is a vector ready to run: the whole vector, its normalizers (the
+// suite's, then its own) and the bytes of its send items, one line each.
+type loaded struct {
+	v     *suite.Vector
+	rules []normalize.Rule
+	input [][]byte
+}
+
+// load gets the whole of the indexed vector v back ([suite.Suite.Reload])
+// and prepares it. Errors: VECTOR_INVALID, VECTOR_ID_MISMATCH (the file
+// changed during the run) and the other load errors of Reload.
+func (p *plan) load(v *suite.Vector) (*loaded, error) {
+	full, err := p.cfg.Suite.Reload(p.ver, v.Path)
+	if err != nil {
+		return nil, err
 	}
-	for _, v := range p.vectors {
-		rules, err := normalize.Compile(append(slices.Clone(ver.Normalize), v.Normalize...))
+	if full.ID != v.ID {
+		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
+	}
+	l := &loaded{v: full, rules: p.rules, input: make([][]byte, len(full.Send))}
+	if len(full.Normalize) > 0 {
+		own, err := normalize.Compile(full.Normalize)
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
 		}
-		p.vectorRules[v.ID] = rules
+		l.rules = append(slices.Clip(p.rules), own...)
 	}
-	return p, nil
+	for i, it := range full.Send {
+		if l.input[i], err = it.Bytes(); err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
+		}
+	}
+	return l, nil
 }
 
 // memberNames returns the member names of the object at fragment ptr
@@ -408,17 +434,24 @@ func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vecto
 
 // vector runs one vector, turning golden-file problems into INVALID results.
 func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
-	g := p.golden[v.ID]
-	golden, gerr := g.bytes, g.err
+	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
 			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: messageOf(gerr)}}}, nil
 	}
-	out, err := p.session(ctx, v)
+	l, lerr := p.load(v)
+	if lerr != nil {
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil
+	}
+	out, err := p.session(ctx, l)
 	if err != nil {
 		return Result{}, err
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
+	if !p.cfg.keepSummaries {
+		res.summary = nil
+	}
 	return res, nil
 }
 
@@ -456,13 +489,6 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	if pv == nil {
 		return Result{}, true
 	}
-	if _, ok := p.vectorRules[pv.ID]; !ok {
-		rules, err := normalize.Compile(append(slices.Clone(p.ver.Normalize), pv.Normalize...))
-		if err != nil {
-			return Result{}, true
-		}
-		p.vectorRules[pv.ID] = rules
-	}
 	res, err := p.vector(ctx, pv)
 	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
 		return res, true // start errors and bad input surface in the main run
@@ -474,7 +500,3 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 
 // goldenFile is a vector's golden bytes, or the error that makes them
 // unusable (GOLDEN_MISSING, GOLDEN_INVALID, a digest problem).
-type goldenFile struct {
-	bytes []byte
-	err   error
-}

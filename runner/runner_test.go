@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -386,5 +387,62 @@ func TestParity(t *testing.T) {
 	}
 	if ok := rows["get-binary-version"]; !ok.Agree || ok.Failed || len(ok.Groups) != 1 {
 		t.Errorf("get-binary-version: %+v, want one agreeing group", ok)
+	}
+}
+
+// A vector file that changes while a run is under way (runs keep an index
+// and reload each file as its vector starts) makes that vector INVALID with
+// a stable code; the others still run.
+func TestVectorChangedDuringRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, conform.Suite()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runner.Open(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal")
+	cfg.Suite = s
+	cfg.Jobs = 1 // initialize-minimal runs first; then the file changes
+	var content string
+	cfg.Progress = func(r runner.Result) {
+		if r.ID == "initialize-minimal" {
+			if err := os.WriteFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"), []byte(content), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	orig, err := os.ReadFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		content string
+		code    string
+	}{
+		{"{", "VECTOR_INVALID"},
+		{`{"id":"interrupt-idle","version":1,"kind":"session","level":"required","description":"x","source":"x","role":"agent","send":[{"base64":"!!"}],"expect":{"replies":[]}}`, "VECTOR_INVALID"},
+		{`{"id":"other","version":1,"kind":"session","level":"required","description":"x","source":"x","role":"agent","send":[],"expect":{"replies":[]}}`, "VECTOR_ID_MISMATCH"},
+	}
+	for _, tc := range tests {
+		if err := os.WriteFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"), orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		content = tc.content
+		rep, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := statuses(rep)
+		if got["interrupt-idle"] != runner.Invalid || got["initialize-minimal"] != runner.Pass {
+			t.Fatalf("statuses %v, want interrupt-idle INVALID and initialize-minimal PASS", got)
+		}
+		for _, r := range rep.Results {
+			if r.ID == "interrupt-idle" && !slicesContains(findingCodes(r), tc.code) {
+				t.Errorf("findings %v, want %s", findingCodes(r), tc.code)
+			}
+		}
 	}
 }

@@ -139,21 +139,15 @@ type request struct {
 
 // session runs one vector against a fresh IUT process. Its error is
 // IUT_START only; everything the IUT does is in the outcome.
-func (p *plan) session(ctx context.Context, v *suite.Vector) (*outcome, error) {
+func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
+	v, rules, input := l.v, l.rules, l.input
 	o := &outcome{}
 	if ctx.Err() != nil {
 		o.notRun = true
 		return o, nil
 	}
-	rules := p.vectorRules[v.ID]
-	input := make([][]byte, len(v.Send))
 	sent := map[string]*request{}
-	for i, it := range v.Send {
-		b, err := it.Bytes()
-		if err != nil {
-			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
-		}
-		input[i] = b
+	for _, b := range input {
 		trackRequest(sent, b)
 	}
 	expected := map[string]bool{}

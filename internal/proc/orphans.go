@@ -66,41 +66,28 @@ func KillOrphans(token string) int {
 	return killed
 }
 
-// candidates returns the pids that may be children of the calling process:
-// the union of /proc/self/task/<tid>/children (Linux 3.5+, a handful of
-// small reads, one per thread), or, where the kernel lacks that file
-// (CONFIG_PROC_CHILDREN off), every pid under /proc. [KillOrphans] checks
-// the parent of each in /proc/<pid>/stat either way, so a pid listed twice
-// or one that exited meanwhile does no harm. The children files are read
-// because scanning /proc cost 0.8 ms per vector on a machine with 100
-// processes (39% of the runner's CPU, bench/README.md).
+// candidates returns the pids that may be orphans re-parented to the
+// calling process: those in /proc/self/task/<pid>/children, the children of
+// its main thread. Linux re-parents an orphan to the first live thread of
+// the subreaper's thread group, which is its leader while the leader lives
+// (kernel/exit.c, find_new_reaper and find_alive_thread), and a Go
+// program's main thread lives as long as the program. One small read per
+// vector, where scanning /proc cost 0.8 ms per vector on a machine with 100
+// processes (39% of the runner's CPU, bench/README.md). Where the kernel
+// has no children file (before Linux 3.5, or CONFIG_PROC_CHILDREN off) it
+// returns every pid under /proc. [KillOrphans] checks the parent of each in
+// /proc/<pid>/stat either way, so a pid that is not an orphan, or that
+// exited meanwhile, does no harm.
 func candidates() []int {
-	tasks, err := os.ReadDir("/proc/self/task")
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
 	if err == nil {
 		var pids []int
-		ok := true
-		for _, t := range tasks {
-			b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-			if err != nil {
-				if os.IsNotExist(err) {
-					// The thread exited meanwhile, or the kernel has no
-					// children file: tell them apart by the leader's.
-					if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"); err != nil {
-						ok = false
-						break
-					}
-				}
-				continue
-			}
-			for _, f := range strings.Fields(string(b)) {
-				if pid, err := strconv.Atoi(f); err == nil {
-					pids = append(pids, pid)
-				}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
 			}
 		}
-		if ok {
-			return pids
-		}
+		return pids
 	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

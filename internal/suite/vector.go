@@ -125,6 +125,18 @@ type LoadError struct {
 // the others from loading. The error return is for the kit itself
 // (SCHEMA_INVALID, IO).
 func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
+	return s.vectors(ver, func(v *Vector) *Vector { return v })
+}
+
+// VectorIndex is [Suite.Vectors] keeping only each vector's [Vector.Index]:
+// every file is loaded and checked the same way, but only one whole vector
+// is in memory at a time, so a run of a large suite holds an index, not the
+// suite ([Suite.Reload] gets a vector back when it runs).
+func (s *Suite) VectorIndex(ver *Version) ([]*Vector, []LoadError, error) {
+	return s.vectors(ver, (*Vector).Index)
+}
+
+func (s *Suite) vectors(ver *Version, keep func(*Vector) *Vector) ([]*Vector, []LoadError, error) {
 	sch, err := s.Schemas.Compile(VectorSchemaFile)
 	if err != nil {
 		return nil, nil, err
@@ -155,12 +167,72 @@ func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
 			bad = append(bad, LoadError{Path: name, Err: err})
 			continue
 		}
-		out = append(out, v)
+		out = append(out, keep(v))
 	}
 	slices.SortFunc(out, func(a, b *Vector) int { return strings.Compare(a.ID, b.ID) })
 	return out, bad, nil
 }
 
+// Reload reads the vector file name (a suite-relative path [Vectors]
+// returned) again and decodes it, with the checks of [Vectors] except the
+// vector schema, which the file passed when it was loaded: runners keep
+// only an index of vectors (ID, level, path) during a long run and reload
+// each as it runs, so their memory does not grow with the suite. Errors:
+// IO, VECTOR_INVALID, VECTOR_ID_MISMATCH (the file changed since it was
+// loaded), or the file's digest problem (SUITE_DIGEST_MISMATCH, ...).
+//
+// Reload decodes the file the tolerant way (encoding/json) and checks its
+// id, version and generated sizes, but not the strict form, the schema,
+// normalizers or send items again: the caller builds the send items
+// ([SendItem.Bytes]) and compiles the normalizers anyway, and reports
+// their errors.
+func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
+	if prob := s.Problems[name]; prob != nil {
+		return nil, prob
+	}
+	data, err := fs.ReadFile(s.FS, name)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
+	}
+	var v Vector
+	if err := decode(data, &v); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
+	}
+	v.Path = name
+	if err := v.check(ver); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// check is what every load checks of a decoded vector: its file name
+// matches its id, its version its folder, and no generate item is larger
+// than MaxGenerated (built, it would cost its size; so only its size is
+// checked).
+func (v *Vector) check(ver *Version) error {
+	if base := path.Base(v.Path); base != v.ID+".json" {
+		return kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", v.Path, v.ID)
+	}
+	if v.Version != ver.Version {
+		return kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", v.Path, v.Version, ver.Version)
+	}
+	for i, it := range v.Send {
+		if g := it.Generate; g != nil {
+			if n := len(g.Prefix) + len(g.Repeat)*g.Count + len(g.Suffix); n > MaxGenerated {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] generates %d bytes, more than %d", v.Path, i, n, MaxGenerated)
+			}
+		}
+	}
+	return nil
+}
+
+// Index returns a copy of v with only what identifies it: ID, Version,
+// Kind, Level, Role and Path ([Suite.Reload] gets the rest back).
+func (v *Vector) Index() *Vector {
+	return &Vector{ID: v.ID, Version: v.Version, Kind: v.Kind, Level: v.Level, Role: v.Role, Path: v.Path}
+}
+
+// loadVector reads, decodes and checks one vector file.
 func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (*Vector, error) {
 	data, err := fs.ReadFile(s.FS, name)
 	if err != nil {
@@ -182,23 +254,15 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
 	}
 	v.Path = name
-	if base := path.Base(name); base != v.ID+".json" {
-		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", name, v.ID)
-	}
-	if v.Version != ver.Version {
-		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", name, v.Version, ver.Version)
+	if err := v.check(ver); err != nil {
+		return nil, err
 	}
 	if _, err := normalize.Compile(v.Normalize); err != nil {
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
 	}
 	for i, it := range v.Send {
-		if g := it.Generate; g != nil {
-			// Well-formed by construction; building it here would cost its
-			// size, so only its size is checked.
-			if n := len(g.Prefix) + len(g.Repeat)*g.Count + len(g.Suffix); n > MaxGenerated {
-				return nil, kiterr.New(kiterr.VectorInvalid, "%s: send[%d] generates %d bytes, more than %d", name, i, n, MaxGenerated)
-			}
-			continue
+		if it.Generate != nil {
+			continue // its size was checked; well-formed by construction
 		}
 		if _, err := it.Bytes(); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", name, i)
