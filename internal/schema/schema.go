@@ -68,7 +68,7 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		}
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
 	}
-	sch := &Schema{Loc: loc, s: compiled, printer: message.NewPrinter(language.English)}
+	sch := &Schema{Loc: loc, s: compiled, fast: newDispatch(compiled), printer: message.NewPrinter(language.English)}
 	s.cache[loc] = sch
 	return sch, nil
 }
@@ -76,8 +76,11 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 // Schema is one compiled schema location.
 type Schema struct {
 	// Loc is the suite-relative location it was compiled from.
-	Loc     string
-	s       *jsonschema.Schema
+	Loc string
+	s   *jsonschema.Schema
+	// fast, when not nil, decides "valid" for a oneOf root without
+	// evaluating the branches that cannot match (see dispatch).
+	fast    *dispatch
 	printer *message.Printer
 }
 
@@ -102,6 +105,11 @@ func (v Violation) String() string {
 // [MaxViolations] leaf violations, sorted by instance location then keyword;
 // nil means valid.
 func (sch *Schema) Validate(v any) []Violation {
+	if sch.fast != nil {
+		if valid, decided := sch.fast.valid(v); decided && valid {
+			return nil
+		}
+	}
 	err := sch.s.Validate(v)
 	if err == nil {
 		return nil
