@@ -102,8 +102,10 @@ type Config struct {
 	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double's
 	// executable path in CONFORM_AGENT; see [Plan].
 	Spawn []string
-	// TempDir is where per-vector HOME and working directories are made
-	// (default os.TempDir()).
+	// TempDir is where per-vector HOME directories (each with its working
+	// directory, work) are made, named conform-iut-*, and removed at the
+	// end of the run (default os.TempDir()). A directory its IUT left
+	// exactly as made is handed to a later vector (see iutDirs).
 	TempDir string
 
 	// keepSummaries keeps every result's canonical summary, which Parity
