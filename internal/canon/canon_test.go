@@ -444,3 +444,16 @@ func TestEscapePointer(t *testing.T) {
 		})
 	}
 }
+
+// A leading byte order mark is named, not shown as "invalid character 'ï'";
+// invalid UTF-8 later in the text still comes first.
+func TestParseByteOrderMark(t *testing.T) {
+	_, err := canon.Parse([]byte("\xef\xbb\xbf{}"))
+	if err == nil || !strings.Contains(err.Error(), "byte order mark") || !strings.HasPrefix(err.Error(), "JSON_SYNTAX") {
+		t.Errorf("Parse(BOM {}) error = %v, want JSON_SYNTAX naming the byte order mark", err)
+	}
+	_, err = canon.Parse([]byte("\xef\xbb\xbf{\"a\":\"\xff\"}"))
+	if err == nil || !strings.HasPrefix(err.Error(), "JSON_INVALID_UTF8") {
+		t.Errorf("Parse(BOM, invalid UTF-8) error = %v, want JSON_INVALID_UTF8 first", err)
+	}
+}

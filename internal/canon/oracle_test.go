@@ -24,6 +24,9 @@ func parseOracle(data []byte) (any, error) {
 		line, col := position(data, off)
 		return nil, kiterr.New(kiterr.JSONLoneSurrogate, "lone surrogate escape at %d:%d", line, col)
 	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, kiterr.New(kiterr.JSONSyntax, "at 1:1: byte order mark (U+FEFF) before the JSON value; JSON text must not begin with one (RFC 8259 §8.1)")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	p := oracleParser{dec: dec, data: data}

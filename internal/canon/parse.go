@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,7 +22,8 @@ import (
 // then a lone surrogate escape anywhere, then the first other fault in
 // document order. Syntax messages are those of encoding/json's scanner
 // ("invalid character ... looking for beginning of value"), or "unexpected
-// end of input" at the end of data.
+// end of input" at the end of data; a leading byte order mark, which RFC
+// 8259 §8.1 forbids, is named as such.
 //
 // The grammar is RFC 8259's exactly, read in one pass over data. Strings
 // without escapes and number literals of the result are substrings of one
@@ -97,6 +99,11 @@ func within(err error, token func() string) error {
 }
 
 func (p *parser) document() (any, error) {
+	if bytes.HasPrefix(p.data, []byte("\xef\xbb\xbf")) {
+		// RFC 8259 §8.1: JSON text must not begin with a byte order mark;
+		// say so rather than "invalid character 'ï'".
+		return nil, kiterr.New(kiterr.JSONSyntax, "at 1:1: byte order mark (U+FEFF) before the JSON value; JSON text must not begin with one (RFC 8259 §8.1)")
+	}
 	p.skipSpace()
 	v, err := p.value(0)
 	if l, ok := err.(*located); ok {
