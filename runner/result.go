@@ -123,6 +123,8 @@ func (r Result) Failed() bool {
 
 // Counts summarizes a report.
 type Counts struct {
+	// Total is the number of results plus the number of Problems; Invalid
+	// counts INVALID results and Problems alike.
 	Total         int `json:"total"`
 	Passed        int `json:"passed"`
 	Failed        int `json:"failed"`
@@ -214,7 +216,9 @@ func (r *Report) ComputeVerdict() string {
 }
 
 func (r *Report) count() {
-	c := Counts{Total: len(r.Results)}
+	// A Problem (a vector file that does not load or fails its digest) is
+	// counted as one INVALID vector more: it could not run.
+	c := Counts{Total: len(r.Results) + len(r.Problems), Invalid: len(r.Problems)}
 	for _, res := range r.Results {
 		switch {
 		case res.Status == NotRun:

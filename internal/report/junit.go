@@ -57,6 +57,8 @@ type junitMessage struct {
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
 // TIMEOUT, INVALID); XFAIL, NOT_RUN and informational vectors that did not
 // pass are <skipped> (with what happened); passing vectors are plain cases.
+// Each Problem (suite input that could not be used) is one more case with
+// <error> type INVALID, named by its path.
 func JUnit(w io.Writer, r *runner.Report) error {
 	s := junitSuiteOf(r)
 	doc := junitSuites{Name: r.Suite.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
@@ -113,6 +115,19 @@ func junitSuiteOf(r *runner.Report) junitSuite {
 			c.SystemErr = sanitize(res.Stderr)
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	// Suite input that could not be used (a vector file that does not load
+	// or fails its digest) is an error case of its own, so a CI reading
+	// only the JUnit file cannot mistake the run for green.
+	for _, p := range r.Problems {
+		name := p.Path
+		if name == "" {
+			name = p.Code
+		}
+		s.Cases = append(s.Cases, junitCase{Name: name, Classname: class, Time: seconds(0),
+			Error: &junitMessage{Message: p.Code + ": " + sanitize(p.Message), Type: "INVALID", Body: sanitize(p.Message)}})
+		s.Tests++
+		s.Errors++
 	}
 	s.Time = seconds(total)
 	return s

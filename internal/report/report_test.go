@@ -126,7 +126,7 @@ func reports() []reportCase {
 	return []reportCase{
 		{name: "full", report: fullReport, exitCode: 2, tests: 12, failures: 4, errors: 3, skipped: 3},
 		{name: "certified", report: passingReport, exitCode: 0, tests: 4, skipped: 2},
-		{name: "problems", report: problemReport, exitCode: 2, tests: 4, skipped: 2},
+		{name: "problems", report: problemReport, exitCode: 2, tests: 6, errors: 2, skipped: 2},
 		{name: "interrupted", report: interruptedReport, exitCode: 130, tests: 2, skipped: 1},
 	}
 }
@@ -295,6 +295,13 @@ func TestJUnit(t *testing.T) {
 			wantKinds := map[string]string{}
 			for _, res := range r.Results {
 				wantKinds[res.ID] = junitKind(res)
+			}
+			for _, p := range r.Problems {
+				name := p.Path
+				if name == "" {
+					name = p.Code
+				}
+				wantKinds[name] = "error INVALID"
 			}
 			gotKinds := map[string]string{}
 			for _, c := range s.Cases {
