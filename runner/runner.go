@@ -496,7 +496,7 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 		return res, true // start errors and bad input surface in the main run
 	}
 	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
-		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s: it does not speak protocol version %d (no shared version); the other vectors were not run", pv.ID, p.ver.Version)})
+		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which negotiates protocol version %d, so the other vectors were not run; the findings before this one say why (a v1-only IUT answers in v1 form or reports no shared version; a crash or a timeout is just that)", pv.ID, res.Status, p.ver.Version)})
 	return res, false
 }
 

@@ -86,6 +86,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		default:
 			cfg.Command = strings.Fields(value)
+			warnRelativeArgs(stderr, cfg.Command)
 		}
 		cfg.Implementation = name
 		targets = append(targets, runner.Target{Name: name, Config: cfg})

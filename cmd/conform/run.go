@@ -212,6 +212,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit,
 	}
+	if *prof != "" && fl.NArg() > 0 {
+		// A profile names one IUT (its command, env, timeout and
+		// expected failures); certifying another command under its name
+		// would be a false certificate.
+		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both (the profile's command is in %s)", filepath.Join(*prof, "profile.json")))
+	}
 	expectPath := *expectFile
 	if *prof != "" {
 		p, err := applyProfile(&cfg, *prof, flagSet(fl, "timeout"))
@@ -223,6 +229,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
+		warnRelativeArgs(stderr, cmd)
 		cfg.Command = cmd
 		if cfg.Implementation == "" {
 			cfg.Implementation = filepath.Base(cmd[0])
@@ -277,6 +284,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, *out, report.VerdictLine(rep))
 	}
 	return rep.ExitCode()
+}
+
+// warnRelativeArgs warns on stderr about IUT arguments after the first
+// that name an existing file or directory by a relative path: the IUT runs
+// in a fresh empty working directory, where the path names nothing (the
+// runner makes only the command itself absolute). "-- python3 agent.py"
+// would otherwise crash on every vector with only the IUT's stderr saying
+// why.
+func warnRelativeArgs(stderr io.Writer, cmd []string) {
+	for _, a := range cmd[1:] {
+		if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if _, err := os.Stat(a); err == nil {
+			abs, _ := filepath.Abs(a)
+			fmt.Fprintf(stderr, "conform: warning: IUT argument %q is a path relative to here, but the IUT runs in a fresh empty working directory; use %s\n", a, abs)
+		}
+	}
 }
 
 // checkBounds returns a usage message for a bound that makes no sense, or
