@@ -23,10 +23,6 @@ import (
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprintf(stderr, "usage: conform compat OLD.json NEW.json [flags]\n\nflags:\n")
-		fl.PrintDefaults()
-	}
 	direction := fl.String("direction", "both", "compatibility that must hold: reader (new reads old messages), writer (old consumers read new messages) or both")
 	format := fl.String("format", "text", "output format: text, json or github (workflow commands)")
 	strictOpen := fl.Bool("strict-open", false, "a constrained property added to or removed from an open object is BREAKING")
@@ -35,8 +31,8 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	requiredDefault := fl.Bool("required-default-additive", false, "a property with a default that becomes required is ADDITIVE")
 	var files []string
 	for {
-		if err := fl.Parse(args); err != nil {
-			return exitUsage
+		if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+			return code
 		}
 		args = fl.Args()
 		if len(args) == 0 {
@@ -46,13 +42,10 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		args = args[1:]
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(stderr, "conform compat: want two schema files, OLD.json and NEW.json; got %d\n", len(files))
-		fl.Usage()
-		return exitUsage
+		return usageError(stderr, "compat", "want two schema files, OLD.json and NEW.json; got %d (conform compat -h)", len(files))
 	}
 	if *format != "text" && *format != "json" && *format != "github" {
-		fmt.Fprintf(stderr, "conform compat: --format must be text, json or github\n")
-		return exitUsage
+		return usageError(stderr, "compat", "--format must be text, json or github")
 	}
 	var docs [2]any
 	for i, f := range files {

@@ -40,8 +40,7 @@ func cmdAgentDouble(ctx context.Context, args []string, stdin io.Reader, stdout,
 		case "--max-line":
 			if i+1 < len(args) {
 				if _, err := fmt.Sscan(args[i+1], &maxLine); err != nil || maxLine <= 0 {
-					fmt.Fprintf(stderr, "conform agent-double: bad --max-line %q\n", args[i+1])
-					return exitUsage
+					return usageError(stderr, "agent-double", "bad --max-line %q", args[i+1])
 				}
 				i++
 			}
@@ -50,8 +49,7 @@ func cmdAgentDouble(ctx context.Context, args []string, stdin io.Reader, stdout,
 			continue
 		}
 		if i+1 >= len(args) {
-			fmt.Fprintf(stderr, "conform agent-double: %s needs a value\n", args[i])
-			return exitUsage
+			return usageError(stderr, "agent-double", "%s needs a value", args[i])
 		}
 		*dst = args[i+1]
 		i++

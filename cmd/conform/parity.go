@@ -37,16 +37,14 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	if len(impls) < 2 {
-		fmt.Fprintln(stderr, "conform parity: name at least two implementations with --impl NAME=PROFILE_OR_COMMAND")
-		return exitUsage
+		return usageError(stderr, "parity", "name at least two implementations with --impl NAME=PROFILE_OR_COMMAND")
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
-		fmt.Fprintln(stderr, "conform parity: --format must be text, json or junit")
-		return exitUsage
+		return usageError(stderr, "parity", "--format must be text, json or junit")
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -58,12 +56,10 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for _, spec := range impls {
 		name, value, ok := strings.Cut(spec, "=")
 		if !ok || name == "" || value == "" {
-			fmt.Fprintf(stderr, "conform parity: --impl %q: want NAME=PROFILE_OR_COMMAND\n", spec)
-			return exitUsage
+			return usageError(stderr, "parity", "--impl %q: want NAME=PROFILE_OR_COMMAND", spec)
 		}
 		if seen[name] {
-			fmt.Fprintf(stderr, "conform parity: implementation name %q used twice\n", name)
-			return exitUsage
+			return usageError(stderr, "parity", "implementation name %q used twice", name)
 		}
 		seen[name] = true
 		cfg := runner.Config{Timeout: *timeout, Implementation: name}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -185,24 +186,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
-		fmt.Fprintf(stderr, "conform run: --format must be text, json or junit\n")
-		return exitUsage
+		return usageError(stderr, "run", "--format must be text, json or junit")
 	}
 	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, *maxLine, *stderrMax, *maxFrames); msg != "" {
-		fmt.Fprintf(stderr, "conform run: %s\n", msg)
-		return exitUsage
+		return usageError(stderr, "run", "%s", msg)
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	if *role != "agent" && *role != "host" {
-		fmt.Fprintf(stderr, "conform run: --role must be agent or host\n")
-		return exitUsage
+		return usageError(stderr, "run", "--role must be agent or host")
 	}
 	if *suiteDir != "" {
 		warnDigest(stderr, s)
@@ -368,12 +366,11 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	update := fl.Bool("update", false, "regenerate golden files and MANIFEST.sha256 from the reference")
 	suiteDir := fl.String("suite", ".", "suite root `dir` on disk (a checkout)")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	if !*update {
-		fmt.Fprintln(stderr, "conform golden: pass --update to regenerate golden files from the reference")
-		return exitUsage
+		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
 	}
 	s, err := openSuite(*suiteDir, true)
 	if err != nil {
@@ -426,8 +423,8 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -498,4 +495,45 @@ func expandPaths(args []string) ([]string, error) {
 		out = append(out, matches...)
 	}
 	return out, nil
+}
+
+// usageError prints "conform CMD: USAGE: message" (the stable code of a bad
+// command line, like every other kit error's) and returns exit status 2.
+func usageError(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "conform %s: %s: %s\n", cmd, kiterr.Usage, fmt.Sprintf(format, args...))
+	return exitUsage
+}
+
+// parseFlags parses args into fl. -h and --help print the flags to stdout
+// and return exit status 0; a bad flag is a USAGE error naming it, without
+// the whole flag list (ok false either way).
+func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	fl.SetOutput(io.Discard)
+	err := fl.Parse(args)
+	switch {
+	case err == nil:
+		fl.SetOutput(stderr)
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fl.SetOutput(stdout)
+		fmt.Fprintf(stdout, "usage: conform %s [flags]%s\n", fl.Name(), usageTail(fl.Name()))
+		fl.PrintDefaults()
+		return exitPass, false
+	}
+	return usageError(stderr, fl.Name(), "%v (conform %s -h lists the flags)", err, fl.Name()), false
+}
+
+// usageTail is what follows the flags on the command line of cmd.
+func usageTail(cmd string) string {
+	switch cmd {
+	case "run":
+		return " [-- IUT COMMAND [ARGS...]]"
+	case "parity":
+		return " --impl NAME=PROFILE_DIR|reference|COMMAND --impl ... (a COMMAND is split on spaces, never through a shell)"
+	case "validate":
+		return " [FILES_OR_GLOBS...]"
+	case "compat":
+		return " OLD.json NEW.json"
+	}
+	return ""
 }

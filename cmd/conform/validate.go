@@ -40,8 +40,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version` for recordings and vector files")
-	if err := fl.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
 	}
 	tuneGC()
 	s, err := openSuite(*suiteDir, false)

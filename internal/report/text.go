@@ -71,7 +71,11 @@ func VerdictLine(r *runner.Report) string {
 	}
 	verdict := strings.ReplaceAll(v, "_", " ")
 	if r.Partial {
-		verdict += fmt.Sprintf(" (%d vectors selected by --filter; a partial run certifies nothing)", r.Summary.Total)
+		noun := "vectors"
+		if r.Summary.Total == 1 {
+			noun = "vector"
+		}
+		verdict += fmt.Sprintf(" (%d %s selected by --filter; a partial run certifies nothing)", r.Summary.Total, noun)
 	}
 	return fmt.Sprintf("%s: %s against %s v%d (%s)", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
 }
