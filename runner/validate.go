@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"runtime"
@@ -102,9 +103,14 @@ func CheckMessages(s *Suite, n int) ([]MessageResult, Coverage, []suite.LoadErro
 // ValidateRecording checks a JSONL recording line by line: each non-blank
 // line must be one JSON object; frames whose type is one of the version's
 // control types must validate against its schema; pass-over types are
-// skipped; any other type is reported. It returns one message per problem,
-// prefixed with the 1-based line number; nil means valid.
+// skipped; any other type is reported. A recording without a non-blank
+// line is reported too ("no frames": it proves nothing). It returns one
+// message per problem, prefixed with the 1-based line number; nil means
+// valid.
 func ValidateRecording(s *Suite, n int, data []byte) ([]string, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return []string{"no frames: the recording is empty or blank"}, nil
+	}
 	ver, err := s.Version(n)
 	if err != nil {
 		return nil, err

@@ -474,13 +474,14 @@ func cmdReference(ctx context.Context, args []string, stdin io.Reader, stdout, s
 }
 
 // expandPaths resolves path arguments and doublestar globs against the
-// current directory; each must match at least one file (FILTER_NO_MATCH).
+// current directory: a path must exist (PATH_NOT_FOUND), a glob must match
+// at least one file (FILTER_NO_MATCH).
 func expandPaths(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if !strings.ContainsAny(a, "*?[{") {
 			if _, err := os.Stat(a); err != nil {
-				return nil, kiterr.Wrap(kiterr.FilterNoMatch, err, "path %q", a)
+				return nil, kiterr.Wrap(kiterr.PathNotFound, err, "path %q", a)
 			}
 			out = append(out, a)
 			continue

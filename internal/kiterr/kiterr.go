@@ -54,6 +54,9 @@ const (
 	VectorIDMismatch Code = "VECTOR_ID_MISMATCH"
 	// FilterNoMatch: a --filter glob or a path glob matched nothing.
 	FilterNoMatch Code = "FILTER_NO_MATCH"
+	// PathNotFound: a file named on the command line (not a glob) does not
+	// exist or cannot be read.
+	PathNotFound Code = "PATH_NOT_FOUND"
 
 	// GoldenMissing: a session vector has no golden file.
 	GoldenMissing Code = "GOLDEN_MISSING"
