@@ -28,17 +28,22 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl := flag.NewFlagSet("parity", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var impls, filters multiFlag
-	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` (repeatable, at least two)")
+	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` (repeatable, at least two; a COMMAND is split on white space, never run through a shell, so no quoting)")
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: any glob may match; each must match at least one vector)")
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "control protocol `version`")
 	role := fl.String("role", "agent", "role the implementations play")
 	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
+	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
+	}
+	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, runner.DefaultMaxLine, runner.DefaultStderrMax, runner.DefaultMaxFrames); msg != "" {
+		return usageError(stderr, "parity", "%s", msg)
 	}
 	if len(impls) < 2 {
 		return usageError(stderr, "parity", "name at least two implementations with --impl NAME=PROFILE_OR_COMMAND")
@@ -62,7 +67,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return usageError(stderr, "parity", "implementation name %q used twice", name)
 		}
 		seen[name] = true
-		cfg := runner.Config{Timeout: *timeout, Implementation: name}
+		cfg := runner.Config{Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
 		switch {
 		case value == "reference":
 			cmd, err := referenceCommand(*role, *version)
