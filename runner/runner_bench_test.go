@@ -10,7 +10,7 @@ import (
 	"github.com/conform-kit/conform/runner"
 )
 
-// BenchmarkRun runs the 64 embedded agent vectors end to end against the
+// BenchmarkRun runs the 78 embedded v1 agent vectors end to end against the
 // reference (this test binary re-executed through TestMain's fake
 // "reference"), two at a time. One op is one whole run; vectors/s is
 // reported too.
