@@ -194,6 +194,12 @@ func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
 	}
+	return decodeVector(ver, name, data)
+}
+
+// decodeVector decodes the vector file name and makes the checks of
+// [Vector.check].
+func decodeVector(ver *Version, name string, data []byte) (*Vector, error) {
 	var v Vector
 	if err := decode(data, &v); err != nil {
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
@@ -249,12 +255,8 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 		}
 		return nil, kiterr.New(kiterr.VectorInvalid, "%s violates %s: %s", name, VectorSchemaFile, strings.Join(msgs, "; "))
 	}
-	var v Vector
-	if err := decode(data, &v); err != nil {
-		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
-	}
-	v.Path = name
-	if err := v.check(ver); err != nil {
+	v, err := decodeVector(ver, name, data)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := normalize.Compile(v.Normalize); err != nil {
@@ -268,7 +270,7 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", name, i)
 		}
 	}
-	return &v, nil
+	return v, nil
 }
 
 // Select keeps the vectors whose id matches any of the doublestar globs
