@@ -8,37 +8,59 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/proc"
 )
 
 // iutDirs hands each vector a fresh-looking IUT directory: HOME (and
 // TMPDIR) with one empty subdirectory, work, the working directory.
 //
-// A directory is reused for a later vector only when the IUT left it
-// exactly as it was made: after the IUT's process group and its orphans
-// are gone (session calls put after proc.KillOrphans), HOME holds nothing
-// but work, work holds nothing, both are still real directories of mode
-// 0700 owned by this process's user, and neither carries an extended
-// attribute. Such a directory is indistinguishable from a new one except
-// by its path, inode and timestamps, so isolation between vectors holds;
-// anything else (a file, a chmod, a symlink, an xattr, a read error) and
-// the directory is removed and a new one is made. Reuse matters because
-// mkdir plus rmdir cost 0.3-0.7 ms per vector on this machine's ext4
-// /tmp, a third of the runner's CPU (bench/README.md); the Claude Code
-// CLI writes ~/.claude.json, so its directories are never reused.
+// A directory is handed to a later vector only when nothing of the IUT
+// that used it can still be there, nor come back:
+//   - the IUT's process group is gone and the orphan sweep
+//     (proc.KillOrphans, which session runs before put) found no live
+//     process it could not attribute: every descendant of an IUT is either
+//     in its group (killed), carries its token (killed), or is a child of
+//     this process (conform is a child subreaper), so a process that left
+//     the group and cleared its environment is counted there; with one
+//     alive the directory is removed instead. Without the subreaper
+//     (proc.IsSubreaper false) orphans go elsewhere and nothing is reused;
+//   - HOME holds nothing but work, work holds nothing, and both are still
+//     the very directories made (same device and inode: not replaced, not
+//     a mount point), real directories of mode 0700 owned by this user,
+//     with the inode flags they were made with (no chattr +i or +a) and no
+//     extended attribute.
+//
+// Such a directory differs from a new one only by its path, inode and
+// timestamps. Anything else, or any error while checking, and it is
+// removed. Reuse matters because mkdir plus rmdir cost 0.3-0.7 ms per
+// vector on this machine's ext4 /tmp, a third of the runner's CPU
+// (bench/README.md); the Claude Code CLI writes ~/.claude.json, so its
+// directories are never reused.
 //
 // Every directory is under base (Config.TempDir, default os.TempDir) and
 // named conform-iut-*; close removes the pooled ones. Safe for concurrent
 // use.
 type iutDirs struct {
-	base string
-	seq  atomic.Uint64
-	mu   sync.Mutex
-	free []string
+	base  string
+	reuse bool // this process is a child subreaper
+	seq   atomic.Uint64
+	mu    sync.Mutex
+	free  []string
+	made  map[string][2]identity // HOME -> identity of HOME and work when made
 }
 
-func newIUTDirs(base string) *iutDirs { return &iutDirs{base: base} }
+// identity is what a directory must keep to be handed on.
+type identity struct {
+	dev, ino uint64
+	flags    int32 // FS_IOC_GETFLAGS, or -1 where the file system has none
+}
+
+func newIUTDirs(base string) *iutDirs {
+	return &iutDirs{base: base, reuse: proc.IsSubreaper(), made: map[string][2]identity{}}
+}
 
 // get returns a clean directory (HOME), its work subdirectory, and a token
 // unique to this call (for proc.TokenVar). Errors: IO.
@@ -50,22 +72,47 @@ func (d *iutDirs) get() (home, work, token string, err error) {
 	}
 	d.mu.Unlock()
 	if home == "" {
-		if home, err = os.MkdirTemp(d.base, "conform-iut-"); err != nil {
-			return "", "", "", kiterr.Wrap(kiterr.IO, err, "make IUT directory")
-		}
-		if err = os.Mkdir(filepath.Join(home, "work"), 0o700); err != nil {
-			_ = os.RemoveAll(home)
-			return "", "", "", kiterr.Wrap(kiterr.IO, err, "make IUT directory")
+		if home, err = d.make(); err != nil {
+			return "", "", "", err
 		}
 	}
 	token = fmt.Sprintf("%s.%d", filepath.Base(home), d.seq.Add(1))
 	return home, filepath.Join(home, "work"), token, nil
 }
 
-// put takes back home once its IUT is gone: pooled when clean, removed
-// otherwise.
-func (d *iutDirs) put(home string) {
-	if !pristine(home, "work") || !pristine(filepath.Join(home, "work"), "") {
+// make creates HOME and HOME/work and records their identities.
+func (d *iutDirs) make() (string, error) {
+	home, err := os.MkdirTemp(d.base, "conform-iut-")
+	if err != nil {
+		return "", kiterr.Wrap(kiterr.IO, err, "make IUT directory")
+	}
+	work := filepath.Join(home, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		_ = os.RemoveAll(home)
+		return "", kiterr.Wrap(kiterr.IO, err, "make IUT directory")
+	}
+	if d.reuse {
+		h, okH := identify(home)
+		w, okW := identify(work)
+		if okH && okW {
+			d.mu.Lock()
+			d.made[home] = [2]identity{h, w}
+			d.mu.Unlock()
+		}
+	}
+	return home, nil
+}
+
+// put takes back home once its IUT is gone: pooled when reuse is allowed
+// and the directory is pristine, removed otherwise.
+func (d *iutDirs) put(home string, reuse bool) {
+	d.mu.Lock()
+	want, known := d.made[home]
+	d.mu.Unlock()
+	if !d.reuse || !reuse || !known || !pristine(home, "work", want[0]) || !pristine(filepath.Join(home, "work"), "", want[1]) {
+		d.mu.Lock()
+		delete(d.made, home)
+		d.mu.Unlock()
 		_ = os.RemoveAll(home)
 		return
 	}
@@ -85,15 +132,45 @@ func (d *iutDirs) close() {
 	}
 }
 
-// pristine reports whether dir is a directory (not a symlink) of mode 0700
-// owned by this process's user, without extended attributes, whose only
-// entry is the name only (none when only is "").
-func pristine(dir, only string) bool {
+// identify returns dir's device, inode and inode flags.
+func identify(dir string) (identity, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return identity{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return identity{}, false
+	}
+	id := identity{dev: st.Dev, ino: st.Ino, flags: -1}
+	f, err := os.Open(dir)
+	if err != nil {
+		return identity{}, false
+	}
+	defer f.Close()
+	var flags int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), fsIocGetflags, uintptr(unsafe.Pointer(&flags))); errno == 0 {
+		id.flags = flags
+	}
+	return id, true
+}
+
+// fsIocGetflags is FS_IOC_GETFLAGS (linux/fs.h) on 64-bit Linux.
+const fsIocGetflags = 0x80086601
+
+// pristine reports whether dir is still the directory want describes (same
+// device, inode and inode flags), a real directory of mode 0700 owned by
+// this process's user, without extended attributes, whose only entry is
+// the name only (none when only is "").
+func pristine(dir, only string, want identity) bool {
 	fi, err := os.Lstat(dir)
 	if err != nil || fi.Mode() != fs.ModeDir|0o700 {
 		return false
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return false
+	}
+	if got, ok := identify(dir); !ok || got != want {
 		return false
 	}
 	if n, err := syscall.Listxattr(dir, nil); err != nil && err != syscall.ENOTSUP || n > 0 {

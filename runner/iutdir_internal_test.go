@@ -2,23 +2,37 @@ package runner
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/conform-kit/conform/internal/proc"
 )
 
 func TestIUTDirsReuseOnlyPristine(t *testing.T) {
+	if err := proc.BecomeSubreaper(); err != nil {
+		t.Skipf("no child subreaper here: %v", err)
+	}
 	tests := []struct {
 		name   string
 		dirty  func(t *testing.T, home, work string)
 		reused bool
+		stray  bool // the orphan sweep found a process it cannot attribute
 	}{
-		{"untouched", func(*testing.T, string, string) {}, true},
-		{"file in HOME", func(t *testing.T, home, _ string) { write(t, filepath.Join(home, ".claude.json")) }, false},
-		{"file in work", func(t *testing.T, _, work string) { write(t, filepath.Join(work, "x")) }, false},
-		{"dir in work", func(t *testing.T, _, work string) { mkdir(t, filepath.Join(work, "d")) }, false},
-		{"work chmod", func(t *testing.T, _, work string) { chmod(t, work, 0o755) }, false},
-		{"HOME chmod", func(t *testing.T, home, _ string) { chmod(t, home, 0o711) }, false},
+		{"untouched", func(*testing.T, string, string) {}, true, false},
+		{"untouched, but a stray process is alive", func(*testing.T, string, string) {}, false, true},
+		{"work append-only (chattr +a)", func(t *testing.T, _, work string) {
+			if out, err := exec.Command("chattr", "+a", work).CombinedOutput(); err != nil {
+				t.Skipf("chattr +a unavailable here: %v %s", err, out)
+			}
+		}, false, false},
+		{"file in HOME", func(t *testing.T, home, _ string) { write(t, filepath.Join(home, ".claude.json")) }, false, false},
+		{"file in work", func(t *testing.T, _, work string) { write(t, filepath.Join(work, "x")) }, false, false},
+		{"dir in work", func(t *testing.T, _, work string) { mkdir(t, filepath.Join(work, "d")) }, false, false},
+		{"work chmod", func(t *testing.T, _, work string) { chmod(t, work, 0o755) }, false, false},
+		{"HOME chmod", func(t *testing.T, home, _ string) { chmod(t, home, 0o711) }, false, false},
 		{"work replaced by a symlink", func(t *testing.T, home, work string) {
 			if err := os.Remove(work); err != nil {
 				t.Fatal(err)
@@ -26,22 +40,22 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 			if err := os.Symlink(home, work); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
+		}, false, false},
 		{"xattr on work", func(t *testing.T, _, work string) {
 			if err := syscall.Setxattr(work, "user.conform", []byte("x"), 0); err != nil {
 				t.Skipf("no user xattrs here: %v", err)
 			}
-		}, false},
+		}, false, false},
 		{"work removed", func(t *testing.T, _, work string) {
 			if err := os.Remove(work); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
+		}, false, false},
 		{"HOME removed", func(t *testing.T, home, _ string) {
 			if err := os.RemoveAll(home); err != nil {
 				t.Fatal(err)
 			}
-		}, false},
+		}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,11 +65,24 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if work != filepath.Join(home, "work") || !pristine(home, "work") || !pristine(work, "") {
+			ids := d.made[home]
+			if work != filepath.Join(home, "work") || !pristine(home, "work", ids[0]) || !pristine(work, "", ids[1]) {
 				t.Fatalf("get() = %q, %q: not a fresh HOME with an empty work", home, work)
 			}
 			tt.dirty(t, home, work)
-			d.put(home)
+			d.put(home, !tt.stray)
+			if strings.Contains(tt.name, "chattr") {
+				// put could not remove an append-only directory (nor could
+				// anything before reuse existed): undo it and remove it, as
+				// an administrator would, before checking what is left.
+				_ = exec.Command("chattr", "-a", work).Run()
+				if home2, _, _, _ := d.get(); home2 == home {
+					t.Fatal("an append-only directory was handed on")
+				} else {
+					d.put(home2, true)
+				}
+				_ = os.RemoveAll(home)
+			}
 			home2, _, tok2, err := d.get()
 			if err != nil {
 				t.Fatal(err)
@@ -71,10 +98,11 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 					t.Errorf("dirty %s was not removed: %v", home, err)
 				}
 			}
-			if !pristine(home2, "work") || !pristine(filepath.Join(home2, "work"), "") {
+			ids2 := d.made[home2]
+			if !pristine(home2, "work", ids2[0]) || !pristine(filepath.Join(home2, "work"), "", ids2[1]) {
 				t.Errorf("second get() gave a directory that is not fresh")
 			}
-			d.put(home2)
+			d.put(home2, true)
 			d.close()
 			if left, _ := os.ReadDir(base); len(left) != 0 {
 				t.Errorf("close left %d entries in %s", len(left), base)

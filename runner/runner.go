@@ -216,6 +216,12 @@ func prepare(cfg Config) (*plan, error) {
 	for _, b := range bad {
 		p.problems = append(p.problems, Problem{Path: b.Path, Code: codeOr(b.Err, kiterr.VectorInvalid), Message: messageOf(b.Err)})
 	}
+	// A vector file the manifest lists but that is gone was never loaded:
+	// it is a problem too, not a silently shorter suite.
+	for _, name := range s.MissingFiles(ver.Vectors) {
+		prob := s.Problems[name]
+		p.problems = append(p.problems, Problem{Path: name, Code: codeOr(prob, kiterr.SuiteFileUnlisted), Message: messageOf(prob)})
+	}
 	var sessions []*suite.Vector
 	for _, v := range all {
 		if v.Kind == suite.KindSession && v.Role == cfg.Role {
@@ -227,6 +233,13 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	p.sessions = sessions
 	if p.vectors, err = suite.Select(sessions, cfg.Filters); err != nil {
+		if kiterr.CodeOf(err) == kiterr.FilterNoMatch && len(p.problems) > 0 {
+			paths := make([]string, len(p.problems))
+			for i, pr := range p.problems {
+				paths[i] = pr.Path
+			}
+			return nil, kiterr.New(kiterr.FilterNoMatch, "%s; %d vector file(s) did not load and could not be matched: %s", messageOf(err), len(paths), strings.Join(paths, ", "))
+		}
 		return nil, err
 	}
 	return p, nil

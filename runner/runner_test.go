@@ -2,10 +2,12 @@ package runner_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -390,10 +392,11 @@ func TestParity(t *testing.T) {
 	}
 }
 
-// A vector file that changes while a run is under way (runs keep an index
-// and reload each file as its vector starts) makes that vector INVALID with
-// a stable code; the others still run.
-func TestVectorChangedDuringRun(t *testing.T) {
+// A vector or golden file that changes while a run is under way (runs keep
+// an index and read each vector and golden file as its vector starts) makes
+// that vector INVALID with a stable code, never a result under the suite
+// digest it no longer has; the other vectors still run.
+func TestSuiteChangedDuringRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, conform.Suite()); err != nil {
@@ -403,46 +406,99 @@ func TestVectorChangedDuringRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal")
-	cfg.Suite = s
-	cfg.Jobs = 1 // initialize-minimal runs first; then the file changes
-	var content string
-	cfg.Progress = func(r runner.Result) {
-		if r.ID == "initialize-minimal" {
-			if err := os.WriteFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"), []byte(content), 0o644); err != nil {
-				t.Error(err)
-			}
-		}
+	vector := filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json")
+	golden := filepath.Join(dir, "golden/v1/interrupt-idle.json")
+	origVector, err := os.ReadFile(vector)
+	if err != nil {
+		t.Fatal(err)
 	}
-	orig, err := os.ReadFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"))
+	origGolden, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		content string
-		code    string
+		name   string
+		change func() error
+		code   string
 	}{
-		{"{", "VECTOR_INVALID"},
-		{`{"id":"interrupt-idle","version":1,"kind":"session","level":"required","description":"x","source":"x","role":"agent","send":[{"base64":"!!"}],"expect":{"replies":[]}}`, "VECTOR_INVALID"},
-		{`{"id":"other","version":1,"kind":"session","level":"required","description":"x","source":"x","role":"agent","send":[],"expect":{"replies":[]}}`, "VECTOR_ID_MISMATCH"},
+		{"vector truncated", func() error { return os.WriteFile(vector, []byte("{"), 0o644) }, "SUITE_DIGEST_MISMATCH"},
+		{"vector description edited", func() error {
+			return os.WriteFile(vector, bytes.Replace(origVector, []byte(`"description": "`), []byte(`"description": "x`), 1), 0o644)
+		}, "SUITE_DIGEST_MISMATCH"},
+		{"vector removed", func() error { return os.Remove(vector) }, "SUITE_FILE_UNLISTED"},
+		{"golden edited", func() error {
+			return os.WriteFile(golden, bytes.Replace(origGolden, []byte("interrupt"), []byte("interrupx"), 1), 0o644)
+		}, "SUITE_DIGEST_MISMATCH"},
 	}
 	for _, tc := range tests {
-		if err := os.WriteFile(filepath.Join(dir, "vectors/v1/agent/interrupt-idle.json"), orig, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		content = tc.content
-		rep, err := runner.Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := statuses(rep)
-		if got["interrupt-idle"] != runner.Invalid || got["initialize-minimal"] != runner.Pass {
-			t.Fatalf("statuses %v, want interrupt-idle INVALID and initialize-minimal PASS", got)
-		}
-		for _, r := range rep.Results {
-			if r.ID == "interrupt-idle" && !slicesContains(findingCodes(r), tc.code) {
-				t.Errorf("findings %v, want %s", findingCodes(r), tc.code)
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(vector, origVector, 0o644); err != nil {
+				t.Fatal(err)
 			}
+			if err := os.WriteFile(golden, origGolden, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal")
+			cfg.Suite = s
+			cfg.Jobs = 1 // initialize-minimal runs first; then the file changes
+			cfg.Progress = func(r runner.Result) {
+				if r.ID == "initialize-minimal" {
+					if err := tc.change(); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := statuses(rep)
+			if got["interrupt-idle"] != runner.Invalid || got["initialize-minimal"] != runner.Pass {
+				t.Fatalf("statuses %v, want interrupt-idle INVALID and initialize-minimal PASS", got)
+			}
+			for _, r := range rep.Results {
+				if r.ID == "interrupt-idle" && !slicesContains(findingCodes(r), tc.code) {
+					t.Errorf("findings %v, want %s", findingCodes(r), tc.code)
+				}
+			}
+			if rep.ExitCode() != 2 {
+				t.Errorf("exit code %d, want 2", rep.ExitCode())
+			}
+		})
+	}
+}
+
+// A process that leaves the IUT's group and clears its environment cannot
+// be attributed or killed; it must not be able to reach a later vector
+// through a reused directory. Vector 1's IUT starts one that writes into
+// its working directory after the vector ended; vector 2's IUT fails
+// unless its working directory is empty half a second into its run.
+func TestEscapedProcessCannotReachALaterVector(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	script := filepath.Join(t.TempDir(), "iut.sh")
+	body := `#!/bin/sh
+sleep 0.5
+if [ -n "$(ls -A "$PWD")" ]; then echo "working directory not empty: $(ls -A "$PWD")" >&2; exit 3; fi
+setsid env -i /bin/sh -c "sleep 0.4; echo x > '$PWD/leak'; echo x > '$HOME/leak'" >/dev/null 2>&1 </dev/null &
+exec "$TESTBIN" -test.run='^$'
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal", "get-binary-version")
+	cfg.Command = []string{script}
+	cfg.Env["TESTBIN"] = os.Args[0]
+	cfg.Jobs = 1
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != runner.Pass {
+			t.Errorf("%s: %s %v, stderr %q", r.ID, r.Status, findingCodes(r), r.Stderr)
 		}
 	}
 }

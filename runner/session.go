@@ -169,8 +169,10 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	}
 	home := dir
 	// Deferred, so it runs after the IUT was stopped and its orphans
-	// killed: nothing of this vector can write there any more.
-	defer p.dirs.put(dir)
+	// killed; reuse turns false when the sweep finds a process it cannot
+	// attribute (see iutDirs).
+	reuse := true
+	defer func() { p.dirs.put(dir, reuse) }()
 
 	env := p.env(home)
 	// The suite version under test: an IUT that speaks several versions
@@ -278,8 +280,14 @@ wait:
 		}
 	}
 	o.exit = <-stopped
-	if n := proc.KillOrphans(token); n > 0 {
-		o.add(FindingOrphansKilled, "", "killed %d process(es) the IUT left behind outside its process group", n)
+	sw := proc.KillOrphans(token)
+	if sw.Killed > 0 {
+		o.add(FindingOrphansKilled, "", "killed %d process(es) the IUT left behind outside its process group", sw.Killed)
+	}
+	if sw.Strays > 0 {
+		// A process nobody can attribute may still write where this IUT
+		// ran: its directory is removed, never handed on.
+		reuse = false
 	}
 	if spawned {
 		sp.replay(o, handle, p.cfg.MaxLine)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER (linux/prctl.h).
@@ -28,43 +29,87 @@ func BecomeSubreaper() error {
 // unique value and descendants inherit it.
 const TokenVar = "CONFORM_IUT_TOKEN"
 
+// Sweep is what [KillOrphans] found among this process's children.
+type Sweep struct {
+	// Killed counts the orphans that carried the token, killed and reaped.
+	Killed int
+	// Strays counts live children that carry no TokenVar at all (or whose
+	// environment cannot be read), other than running IUT leaders: a
+	// process that left its group and cleared its environment, which no
+	// sweep can attribute to a vector. It may still write where its IUT
+	// ran; the runner never hands such a directory on (runner/iutdir.go).
+	Strays int
+}
+
 // KillOrphans sends SIGKILL to every child of the calling process whose
-// environment holds TokenVar=token, then reaps it, and returns how many it
-// killed. Call it after the IUT that was given token has been stopped: its
-// leader is reaped by then, so every such child is an orphan re-parented
-// here (see [BecomeSubreaper]; without it nothing is found). Processes of
-// other IUTs carry other tokens and are left alone; a process that cleared
-// its environment cannot be attributed and is left alone too.
-func KillOrphans(token string) int {
+// environment holds TokenVar=token, reaps it and the dead re-parented
+// descendants it finds, and repeats until a pass finds nothing to kill or
+// reap (a child reaped in one pass re-parents its own children here for the
+// next), at most 16 passes. Call it after the IUT that was given token has
+// been stopped: its leader is reaped by then, so every such child is an
+// orphan re-parented here (see [BecomeSubreaper]; without it nothing is
+// found). Processes of other IUTs carry other tokens and are left alone; a
+// process that cleared its environment cannot be attributed, is left alone,
+// and is counted in Sweep.Strays.
+func KillOrphans(token string) Sweep {
+	var sw Sweep
 	if token == "" {
-		return 0
+		return sw
 	}
 	self := os.Getpid()
-	killed := 0
-	for _, pid := range candidates() {
-		st, ok := statOf(pid)
-		if !ok || st.ppid != self {
-			continue
-		}
-		if st.state == 'Z' && st.pgid != pid {
-			// A dead descendant re-parented here (say, a grandchild killed
-			// with its group after its parent exited): reap it. Leaders
-			// (pgid == pid) are left to their own exec.Cmd.Wait.
+	for range 16 {
+		progress := false
+		sw.Strays = 0
+		for _, pid := range candidates() {
+			st, ok := statOf(pid)
+			if !ok || st.ppid != self {
+				continue
+			}
+			if st.state == 'Z' {
+				if st.pgid != pid {
+					// A dead descendant re-parented here (say, a grandchild
+					// killed with its group after its parent exited): reap
+					// it. Leaders (pgid == pid) are left to their own
+					// exec.Cmd.Wait.
+					var ws syscall.WaitStatus
+					if n, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); n == pid {
+						progress = true
+					}
+				}
+				continue
+			}
+			this, some := tokenOf(pid, token)
+			if !this {
+				if !some {
+					sw.Strays++
+				}
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				sw.Killed++
+			}
 			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-			continue
+			_, _ = syscall.Wait4(pid, &ws, 0, nil)
+			progress = true
 		}
-		if !hasToken(pid, token) {
-			continue
+		if !progress {
+			break
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			killed++
-		}
-		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, 0, nil)
 	}
-	return killed
+	return sw
 }
+
+// IsSubreaper reports whether the calling process is a child subreaper
+// (PR_GET_CHILD_SUBREAPER): only then do orphans of IUTs come back to it,
+// where [KillOrphans] can find and count them.
+func IsSubreaper() bool {
+	var v int32
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetChildSubreaper, uintptr(unsafe.Pointer(&v)), 0)
+	return errno == 0 && v != 0
+}
+
+// prGetChildSubreaper is PR_GET_CHILD_SUBREAPER (linux/prctl.h).
+const prGetChildSubreaper = 37
 
 // candidates returns the pids that may be orphans re-parented to the
 // calling process: those in /proc/self/task/<pid>/children, the children of
@@ -131,11 +176,14 @@ func statOf(pid int) (procStat, bool) {
 	return procStat{state: f[0][0], ppid: ppid, pgid: pgid}, true
 }
 
-// hasToken reports whether pid's environment carries TokenVar=token.
-func hasToken(pid int, token string) bool {
+// tokenOf reports whether pid's environment carries TokenVar=token (this)
+// and whether it carries TokenVar at all (some). An unreadable environment
+// (a process that exited meanwhile, or one of another user) carries none.
+func tokenOf(pid int, token string) (this, some bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return false, false
 	}
-	return bytes.Contains(append([]byte{0}, b...), []byte("\x00"+TokenVar+"="+token+"\x00"))
+	env := append([]byte{0}, b...)
+	return bytes.Contains(env, []byte("\x00"+TokenVar+"="+token+"\x00")), bytes.Contains(env, []byte("\x00"+TokenVar+"="))
 }

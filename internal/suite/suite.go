@@ -259,6 +259,9 @@ func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
 	if prob := s.Problems[p]; prob != nil {
 		return nil, prob
 	}
+	if err := s.checkDigest(p, data); err != nil {
+		return nil, err
+	}
 	c, err := canon.CanonicalBytes(data)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.GoldenInvalid, err, "golden %s", p)
@@ -267,6 +270,42 @@ func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
 		return nil, kiterr.New(kiterr.GoldenInvalid, "golden %s is not in RFC 8785 canonical form", p)
 	}
 	return data, nil
+}
+
+// MissingFiles returns, sorted, the files under dir (a suite-relative
+// folder such as "vectors/v1") that MANIFEST.sha256 lists but that do not
+// exist (each has a SUITE_FILE_UNLISTED entry in Problems).
+func (s *Suite) MissingFiles(dir string) []string {
+	var out []string
+	for name, prob := range s.Problems {
+		if strings.HasPrefix(name, dir+"/") && kiterr.CodeOf(prob) == kiterr.SuiteFileUnlisted {
+			if _, err := fs.Stat(s.FS, name); errors.Is(err, fs.ErrNotExist) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkDigest reports SUITE_DIGEST_MISMATCH when data, the bytes of name
+// read just now, differ from what MANIFEST.sha256 says, and
+// SUITE_FILE_UNLISTED when it does not list name: a file changed after Load
+// verified the suite (during a run, say) must not be judged under the
+// suite digest it no longer has. Nothing is checked when Load skipped the
+// digests (golden --update).
+func (s *Suite) checkDigest(name string, data []byte) error {
+	if s.Files == nil {
+		return nil
+	}
+	want, ok := s.Files[name]
+	if !ok {
+		return kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want {
+		return kiterr.New(kiterr.SuiteDigestMismatch, "%s changed after the suite was opened: its sha256 is not the one %s lists (edited during the run?)", name, DigestFile)
+	}
+	return nil
 }
 
 func decode(data []byte, v any) error {

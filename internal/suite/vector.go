@@ -2,6 +2,7 @@ package suite
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -191,8 +192,14 @@ func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 		return nil, prob
 	}
 	data, err := fs.ReadFile(s.FS, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, kiterr.Wrap(kiterr.SuiteFileUnlisted, err, "%s lists %s, which no longer exists (removed during the run?)", DigestFile, name)
+	}
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
+	}
+	if err := s.checkDigest(name, data); err != nil {
+		return nil, err
 	}
 	return decodeVector(ver, name, data)
 }
