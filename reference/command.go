@@ -45,9 +45,20 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		defVersion = n
 	}
-	role := fl.String("role", defRole, "role to play: agent or host (default: $CONFORM_ROLE, else agent)")
-	version := fl.Int("version", defVersion, "control protocol version: 1 or 2 (default: $CONFORM_PROTOCOL_VERSION, else 1)")
-	if err := fl.Parse(args); err != nil {
+	role := fl.String("role", defRole, "role to play: agent or host (its default is $CONFORM_ROLE when set)")
+	version := fl.Int("version", defVersion, "control protocol version: 1 or 2 (its default is $CONFORM_PROTOCOL_VERSION when set)")
+	fl.SetOutput(io.Discard)
+	switch err := fl.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fl.SetOutput(stdout)
+		fmt.Fprintln(stdout, "usage: conform-reference [--role agent|host] [--version 1|2]   (one IUT session on stdin/stdout)")
+		fl.PrintDefaults()
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "conform reference: USAGE: %v\n", err)
+		return exitUsage
+	case fl.NArg() > 0:
+		fmt.Fprintf(stderr, "conform reference: USAGE: unexpected argument %q\n", fl.Arg(0))
 		return exitUsage
 	}
 	var serve func(context.Context, io.Reader, io.Writer) error

@@ -70,6 +70,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "compat":
 		return cmdCompat(ctx, rest, stdout, stderr)
 	case "version":
+		if len(rest) > 0 {
+			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
+		}
 		return cmdVersion(stdout, stderr)
 	case "reference":
 		return cmdReference(ctx, rest, stdin, stdout, stderr)
@@ -369,6 +372,9 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
+	if fl.NArg() > 0 {
+		return usageError(stderr, "golden", "unexpected argument %q (conform golden -h lists the flags)", fl.Arg(0))
+	}
 	if !*update {
 		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
 	}
@@ -426,6 +432,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
+	if fl.NArg() > 0 {
+		return usageError(stderr, "list", "unexpected argument %q (conform list -h lists the flags)", fl.Arg(0))
+	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
@@ -480,8 +489,12 @@ func expandPaths(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if !strings.ContainsAny(a, "*?[{") {
-			if _, err := os.Stat(a); err != nil {
+			fi, err := os.Stat(a)
+			if err != nil {
 				return nil, kiterr.Wrap(kiterr.PathNotFound, err, "path %q", a)
+			}
+			if fi.IsDir() {
+				return nil, kiterr.New(kiterr.Usage, "%q is a directory; give files, or a glob such as %q", a, filepath.Join(a, "**", "*.json"))
 			}
 			out = append(out, a)
 			continue
