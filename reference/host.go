@@ -102,39 +102,71 @@ func (a Answer) Wire() string { return strings.Join(a.Labels, ", ") }
 // never silently changes a decision.
 func NewHost(policy []byte) (*Host, error) {
 	h := &Host{}
-	if len(bytes.TrimSpace(policy)) == 0 {
+	empty, err := decodePolicy(policy, &h.policy)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
 		return h, nil
+	}
+	for name, r := range h.policy.CanUseTool {
+		if err := r.check(name, `"allow" or "deny"`); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkReplyBodies(h.policy.Dialog, h.policy.Elicitation); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// decodePolicy decodes CONFORM_POLICY into dst (a *Policy or *PolicyV2)
+// strictly: unknown members and trailing data are errors. empty reports a
+// blank policy, which leaves dst at its defaults.
+func decodePolicy(policy []byte, dst any) (empty bool, err error) {
+	if len(bytes.TrimSpace(policy)) == 0 {
+		return true, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(policy))
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h.policy); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+	if err := dec.Decode(dst); err != nil {
+		return false, fmt.Errorf("policy: %w", err)
 	}
 	if dec.More() {
-		return nil, errors.New("policy: trailing data")
+		return false, errors.New("policy: trailing data")
 	}
-	for name, r := range h.policy.CanUseTool {
-		switch r.Behavior {
-		case "allow":
-			if r.Message != nil || r.Interrupt {
-				return nil, fmt.Errorf("policy: can_use_tool %q: message and interrupt belong to a deny", name)
-			}
-		case "deny":
-			if r.UpdatedInput != nil || r.UpdatedPermissions != nil {
-				return nil, fmt.Errorf("policy: can_use_tool %q: updatedInput and updatedPermissions belong to an allow", name)
-			}
-		default:
-			return nil, fmt.Errorf("policy: can_use_tool %q: behavior must be \"allow\" or \"deny\", not %q", name, r.Behavior)
+	return false, nil
+}
+
+// check reports a can_use_tool rule named name whose members do not fit
+// its behavior; behaviors lists the valid ones for the error message.
+func (r ToolRule) check(name, behaviors string) error {
+	switch r.Behavior {
+	case "allow":
+		if r.Message != nil || r.Interrupt {
+			return fmt.Errorf("policy: can_use_tool %q: message and interrupt belong to a deny", name)
 		}
+	case "deny":
+		if r.UpdatedInput != nil || r.UpdatedPermissions != nil {
+			return fmt.Errorf("policy: can_use_tool %q: updatedInput and updatedPermissions belong to an allow", name)
+		}
+	default:
+		return fmt.Errorf("policy: can_use_tool %q: behavior must be %s, not %q", name, behaviors, r.Behavior)
 	}
-	if _, ok := h.policy.Dialog["behavior"].(string); h.policy.Dialog != nil && !ok {
-		return nil, errors.New("policy: dialog needs a string behavior")
+	return nil
+}
+
+// checkReplyBodies reports a dialog body without a string behavior or an
+// elicitation body without a string action (nil bodies mean the defaults).
+func checkReplyBodies(dialog, elicitation map[string]any) error {
+	if _, ok := dialog["behavior"].(string); dialog != nil && !ok {
+		return errors.New("policy: dialog needs a string behavior")
 	}
-	if _, ok := h.policy.Elicitation["action"].(string); h.policy.Elicitation != nil && !ok {
-		return nil, errors.New("policy: elicitation needs a string action")
+	if _, ok := elicitation["action"].(string); elicitation != nil && !ok {
+		return errors.New("policy: elicitation needs a string action")
 	}
-	return h, nil
+	return nil
 }
 
 // Serve reads agent frames, one JSON line each, from r until EOF and writes

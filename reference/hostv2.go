@@ -7,7 +7,6 @@ package reference
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,35 +90,23 @@ type ToolRuleV2 struct {
 // errors, so a typo in a vector never silently changes a decision.
 func NewHostV2(policy []byte) (*HostV2, error) {
 	h := &HostV2{seen: map[string]*entryV2{}}
-	if len(bytes.TrimSpace(policy)) == 0 {
+	empty, err := decodePolicy(policy, &h.policy)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
 		return h, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(policy))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h.policy); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("policy: trailing data")
 	}
 	p := &h.policy
 	for name, r := range p.CanUseTool {
-		switch {
-		case r.Defer:
+		if r.Defer {
 			if r.Behavior != "" || r.UpdatedInput != nil || r.UpdatedPermissions != nil || r.Message != nil || r.Interrupt {
 				return nil, fmt.Errorf("policy: can_use_tool %q: a defer rule has no other member", name)
 			}
-		case r.Behavior == "allow":
-			if r.Message != nil || r.Interrupt {
-				return nil, fmt.Errorf("policy: can_use_tool %q: message and interrupt belong to a deny", name)
-			}
-		case r.Behavior == "deny":
-			if r.UpdatedInput != nil || r.UpdatedPermissions != nil {
-				return nil, fmt.Errorf("policy: can_use_tool %q: updatedInput and updatedPermissions belong to an allow", name)
-			}
-		default:
-			return nil, fmt.Errorf("policy: can_use_tool %q: behavior must be \"allow\" or \"deny\" (or the rule {\"defer\":true}), not %q", name, r.Behavior)
+			continue
+		}
+		if err := r.ToolRule.check(name, `"allow" or "deny" (or the rule {"defer":true})`); err != nil {
+			return nil, err
 		}
 	}
 	for q, a := range p.Answers {
@@ -132,11 +119,8 @@ func NewHostV2(policy []byte) (*HostV2, error) {
 			}
 		}
 	}
-	if _, ok := p.Dialog["behavior"].(string); p.Dialog != nil && !ok {
-		return nil, errors.New("policy: dialog needs a string behavior")
-	}
-	if _, ok := p.Elicitation["action"].(string); p.Elicitation != nil && !ok {
-		return nil, errors.New("policy: elicitation needs a string action")
+	if err := checkReplyBodies(p.Dialog, p.Elicitation); err != nil {
+		return nil, err
 	}
 	if _, ok := p.SideQuestion["action"].(string); p.SideQuestion != nil && !ok {
 		return nil, errors.New("policy: side_question needs a string action")
