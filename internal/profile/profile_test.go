@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"github.com/conform-kit/conform/internal/profile"
 )
 
@@ -21,21 +22,6 @@ func writeProfile(t *testing.T, body string) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func wantCode(t *testing.T, err error, code kiterr.Code, fragments ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("error = nil, want %s", code)
-	}
-	if got := kiterr.CodeOf(err); got != code {
-		t.Fatalf("CodeOf(%v) = %q, want %q", err, got, code)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("error %q does not contain %q", err, f)
-		}
-	}
 }
 
 // Not parallel: t.Setenv.
@@ -200,7 +186,7 @@ func TestLoadErrors(t *testing.T) {
 			if p != nil {
 				t.Errorf("Load returned %+v with an error", p)
 			}
-			wantCode(t, err, kiterr.ProfileInvalid, tc.fragments...)
+			kiterrtest.WantCode(t, err, kiterr.ProfileInvalid, tc.fragments...)
 		})
 	}
 }
@@ -211,7 +197,7 @@ func TestLoadTrailingData(t *testing.T) {
 	t.Parallel()
 	dir := writeProfile(t, `{"name":"x","command":["a"]} {"command":["evil"]}`)
 	_, err := profile.Load(dir)
-	wantCode(t, err, kiterr.ProfileInvalid)
+	kiterrtest.WantCode(t, err, kiterr.ProfileInvalid)
 }
 
 func TestParseExpectFail(t *testing.T) {
@@ -254,7 +240,7 @@ func TestParseExpectFail(t *testing.T) {
 				if got != nil {
 					t.Errorf("ParseExpectFail returned %v with an error", got)
 				}
-				wantCode(t, err, kiterr.ExpectFileInvalid, tc.fragments...)
+				kiterrtest.WantCode(t, err, kiterr.ExpectFileInvalid, tc.fragments...)
 				return
 			}
 			if err != nil {
@@ -278,8 +264,8 @@ func TestReadExpectFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := profile.ReadExpectFail(p)
-	wantCode(t, err, kiterr.ExpectFileInvalid, p+":2:")
+	kiterrtest.WantCode(t, err, kiterr.ExpectFileInvalid, p+":2:")
 
 	_, err = profile.ReadExpectFail(filepath.Join(dir, "missing.txt"))
-	wantCode(t, err, kiterr.ExpectFileInvalid, "open expected-failure list")
+	kiterrtest.WantCode(t, err, kiterr.ExpectFileInvalid, "open expected-failure list")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -125,21 +126,6 @@ func sealFS(fsys fstest.MapFS) error {
 	return nil
 }
 
-func wantCode(t *testing.T, err error, code kiterr.Code, fragments ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("error = nil, want %s", code)
-	}
-	if got := kiterr.CodeOf(err); got != code {
-		t.Fatalf("CodeOf(%v) = %q, want %q", err, got, code)
-	}
-	for _, f := range fragments {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("error %q does not contain %q", err, f)
-		}
-	}
-}
-
 func mustLoad(t *testing.T, fsys fs.FS) *suite.Suite {
 	t.Helper()
 	s, err := suite.Load(fsys, suite.Options{})
@@ -196,7 +182,7 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("Version(1) = %+v, %v", v, err)
 	}
 	_, err = s.Version(2)
-	wantCode(t, err, kiterr.VersionUnknown, `"tiny"`, "2")
+	kiterrtest.WantCode(t, err, kiterr.VersionUnknown, `"tiny"`, "2")
 }
 
 func TestDigestsAndManifest(t *testing.T) {
@@ -356,7 +342,7 @@ func TestLoadErrors(t *testing.T) {
 			if s != nil {
 				t.Errorf("Load returned a suite with error %v", err)
 			}
-			wantCode(t, err, tc.code, tc.fragments...)
+			kiterrtest.WantCode(t, err, tc.code, tc.fragments...)
 		})
 	}
 }
@@ -505,7 +491,7 @@ func TestReadGolden(t *testing.T) {
 				if got != nil {
 					t.Errorf("ReadGolden returned %q with an error", got)
 				}
-				wantCode(t, err, tc.code)
+				kiterrtest.WantCode(t, err, tc.code)
 				return
 			}
 			if err != nil {

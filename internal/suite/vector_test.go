@@ -2,6 +2,7 @@ package suite_test
 
 import (
 	"encoding/json"
+	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"os"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func TestVectorsBad(t *testing.T) {
 			if bad[0].Path != tc.file {
 				t.Errorf("LoadError.Path = %q, want %q", bad[0].Path, tc.file)
 			}
-			wantCode(t, bad[0].Err, tc.code, tc.fragments...)
+			kiterrtest.WantCode(t, bad[0].Err, tc.code, tc.fragments...)
 		})
 	}
 }
@@ -216,7 +217,7 @@ func TestSelect(t *testing.T) {
 				if got != nil {
 					t.Errorf("Select returned %v with an error", ids(got))
 				}
-				wantCode(t, err, tc.code)
+				kiterrtest.WantCode(t, err, tc.code)
 				return
 			}
 			if err != nil {
@@ -234,7 +235,7 @@ func TestSelect(t *testing.T) {
 func TestSelectBadGlobNoVectors(t *testing.T) {
 	t.Parallel()
 	_, err := suite.Select(nil, []string{"set-[model"})
-	wantCode(t, err, kiterr.Usage)
+	kiterrtest.WantCode(t, err, kiterr.Usage)
 }
 
 func TestSendItemBytes(t *testing.T) {
