@@ -2,7 +2,6 @@ package suite_test
 
 import (
 	"encoding/json"
-	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
