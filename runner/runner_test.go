@@ -194,6 +194,23 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
+// wantAllPass fails t unless every result of rep passed, rep has at least
+// min vectors (of the kind what), and its exit status is 0.
+func wantAllPass(t *testing.T, rep *runner.Report, min int, what string) {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Status != runner.Pass {
+			t.Errorf("%s: %s %v\n%s", r.ID, r.Status, r.Findings, r.Diff)
+		}
+	}
+	if rep.Summary.Total < min {
+		t.Errorf("only %d %s vectors", rep.Summary.Total, what)
+	}
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d", rep.ExitCode())
+	}
+}
+
 func slicesContains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
