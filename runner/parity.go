@@ -37,11 +37,14 @@ type ParityVector struct {
 	Groups []Group `json:"groups"`
 	// Golden is the golden bytes.
 	Golden string `json:"golden"`
-	// Agree is true when every implementation that ran wrote the golden
-	// bytes (expected failures aside).
+	// Agree is true when every implementation ran the vector and wrote the
+	// golden bytes. Expected-failure lists do not excuse a difference here:
+	// parity is byte for byte.
 	Agree bool `json:"agree"`
-	// Failed is true when the row fails the gate: an implementation failed
-	// certification on it (informational rows never fail).
+	// Failed is true when the row fails the gate: a required or
+	// recommended row where the implementations do not all agree with the
+	// golden bytes, or where an implementation failed its own run
+	// (informational rows never fail).
 	Failed bool `json:"failed"`
 }
 
@@ -54,14 +57,20 @@ type ParityReport struct {
 	Vectors []ParityVector `json:"vectors"`
 	// Passed is true when no row failed and every report exits 0.
 	Passed bool `json:"passed"`
+	// Gated is the number of required and recommended rows (the rows the
+	// gate judges); Disagree is how many of them do not agree.
+	Gated    int `json:"gated"`
+	Disagree int `json:"disagree"`
 }
 
 // Parity runs the suite against every target concurrently and builds the
 // matrix of vectors by implementations, grouping implementations by the
-// canonical bytes they wrote. The gate fails when any implementation fails
-// certification (a required or recommended vector whose bytes differ from
-// the golden, which is also how implementations differ from each other),
-// or has stale or unexpectedly passing expected-failure entries.
+// canonical bytes they wrote. Statuses are each implementation's
+// conformance verdicts; the gate is exact parity: it fails when, on any
+// required or recommended vector, some implementation did not run or did
+// not write the golden bytes (whatever its expected-failure list says), or
+// when an implementation's own run fails (a failure, stale or unexpectedly
+// passing expected-failure entries, nothing passed).
 // Errors are those of [Run] (the first, by target order).
 func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, error) {
 	reports := make([]*Report, len(targets))
@@ -117,6 +126,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 				pv.Failed = true
 			}
 			if res.Status == NotRun || res.Status == Invalid {
+				pv.Agree = false
 				continue
 			}
 			b := string(res.summary)
@@ -150,6 +160,13 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			}
 			return 0
 		})
+		if pv.Level != "informational" {
+			pr.Gated++
+			if !pv.Agree {
+				pv.Failed = true
+				pr.Disagree++
+			}
+		}
 		if pv.Failed {
 			pr.Passed = false
 		}

@@ -1,7 +1,14 @@
 package runner
 
 import (
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/proc"
+)
+
+// Values of [Result.Parity].
+const (
+	ParityExact   = "exact"
+	ParityDiffers = "differs"
 )
 
 // Status is the verdict of one vector.
@@ -45,21 +52,36 @@ var severity = map[Status]int{Crash: 6, Timeout: 5, ProtocolError: 4, SchemaViol
 
 // Finding codes: what the runner saw, as data. Codes are public API.
 const (
-	FindingFrameNotJSON       = "FRAME_NOT_JSON"
-	FindingFrameDuplicateKey  = "FRAME_DUPLICATE_KEY"
-	FindingFrameInexact       = "FRAME_NUMBER_INEXACT"
-	FindingFrameNotObject     = "FRAME_NOT_OBJECT"
-	FindingFrameTooLarge      = "FRAME_TOO_LARGE"
-	FindingFramePartial       = "FRAME_PARTIAL"
-	FindingFrameLimit         = "FRAME_LIMIT"
-	FindingFrameTypeUnknown   = "FRAME_TYPE_UNKNOWN"
-	FindingReplyUnsolicited   = "REPLY_UNSOLICITED"
-	FindingReplyDuplicate     = "REPLY_DUPLICATE"
-	FindingReplyMissing       = "REPLY_MISSING"
-	FindingFrameSchema        = "FRAME_SCHEMA"
-	FindingReplyBodySchema    = "REPLY_BODY_SCHEMA"
-	FindingNormalizeFormat    = "NORMALIZE_FORMAT"
-	FindingGoldenMismatch     = "GOLDEN_MISMATCH"
+	FindingFrameNotJSON      = "FRAME_NOT_JSON"
+	FindingFrameDuplicateKey = "FRAME_DUPLICATE_KEY"
+	FindingFrameInexact      = "FRAME_NUMBER_INEXACT"
+	FindingFrameNotObject    = "FRAME_NOT_OBJECT"
+	FindingFrameTooLarge     = "FRAME_TOO_LARGE"
+	FindingFramePartial      = "FRAME_PARTIAL"
+	FindingFrameLimit        = "FRAME_LIMIT"
+	FindingFrameTypeUnknown  = "FRAME_TYPE_UNKNOWN"
+	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
+	FindingReplyDuplicate    = "REPLY_DUPLICATE"
+	FindingReplyMissing      = "REPLY_MISSING"
+	FindingFrameSchema       = "FRAME_SCHEMA"
+	FindingReplyBodySchema   = "REPLY_BODY_SCHEMA"
+	FindingNormalizeFormat   = "NORMALIZE_FORMAT"
+	// FindingGoldenMismatch: the canonical bytes differ from the golden
+	// file where exact parity is required (Config.Exact, conform parity).
+	FindingGoldenMismatch = "GOLDEN_MISMATCH"
+	// FindingParityDiffers: a note: the bytes differ from the golden file
+	// only where the protocol allows (conformance passes).
+	FindingParityDiffers = "PARITY_DIFFERS"
+	// Conformance differences (normative), coded by their kind.
+	FindingValueChanged       = compare.ValueChanged
+	FindingTextMismatch       = compare.TextMismatch
+	FindingMemberAbsent       = compare.MemberAbsent
+	FindingMemberAdded        = compare.MemberAdded
+	FindingItemAbsent         = compare.ItemAbsent
+	FindingItemAdded          = compare.ItemAdded
+	FindingFrameAbsent        = compare.FrameAbsent
+	FindingFrameAdded         = compare.FrameAdded
+	FindingExitChanged        = compare.ExitChanged
 	FindingExitEarly          = "EXIT_EARLY"
 	FindingExitNonzero        = "EXIT_NONZERO"
 	FindingExitMissing        = "EXIT_MISSING"
@@ -99,8 +121,13 @@ type Result struct {
 	// when the vector did not pass.
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
-	// Diff is a go-cmp diff of Expected and Actual for people (not stable).
-	Diff string `json:"-"`
+	// Parity is "exact" when the canonical bytes equal the golden file,
+	// "differs" when they do not ("" when the vector did not run).
+	Parity string `json:"parity,omitempty"`
+	// Differences lists every difference from the golden summary, each
+	// marked normative (fails conformance) or allowed; nil when the bytes
+	// are equal.
+	Differences []compare.Difference `json:"differences,omitempty"`
 	// Exit is how the IUT ended.
 	Exit *proc.Exit `json:"exit,omitempty"`
 	// Stderr holds the last bytes of the IUT's stderr when it did not pass.
@@ -133,7 +160,36 @@ type Counts struct {
 	Informational int `json:"informational"`
 	Invalid       int `json:"invalid"`
 	NotRun        int `json:"not_run"`
+	// Required, Recommended and InformationalLevel count the results of
+	// each level; Passed, Failed, XFail and XPass above are their sums over
+	// required and recommended vectors.
+	Required           LevelCounts `json:"required"`
+	Recommended        LevelCounts `json:"recommended"`
+	InformationalLevel LevelCounts `json:"informational_level"`
+	// ParityExact counts results whose canonical bytes equal the golden
+	// file; ParityDiffers those that differ (whether or not conformance
+	// passed).
+	ParityExact   int `json:"parity_exact"`
+	ParityDiffers int `json:"parity_differs"`
 }
+
+// LevelCounts counts the results of one level. For informational vectors
+// Passed means "as the golden file records" and Failed "otherwise": neither
+// decides certification.
+type LevelCounts struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	XFail   int `json:"xfail"`
+	XPass   int `json:"xpass"`
+	Invalid int `json:"invalid"`
+	NotRun  int `json:"not_run"`
+}
+
+// Excused is the number of required and recommended vectors that failed but
+// are listed as expected failures (XFAIL): the run may exit 0, but it is
+// not certified.
+func (c Counts) Excused() int { return c.Required.XFail + c.Recommended.XFail }
 
 // SuiteInfo identifies the suite a report was made with.
 type SuiteInfo struct {
@@ -183,8 +239,37 @@ type Report struct {
 	Preflight *Result `json:"preflight,omitempty"`
 }
 
+// Verdicts of a run ([Report.Verdict]); README "Verdicts" says what each
+// means and which exit status goes with it.
+const (
+	// VerdictCertified: a full run in which every required and recommended
+	// vector passed conformance (no expected failures among them), with no
+	// stale or unexpectedly passing expected-failure entries. Exit 0.
+	VerdictCertified = "CERTIFIED"
+	// VerdictExcused: like CERTIFIED, except that some required or
+	// recommended vectors failed as the expected-failure list says. Exit 0
+	// (CI stays green), but nothing is certified; the verdict line says how
+	// many vectors of each level were excused.
+	VerdictExcused = "PASSED_WITH_EXPECTED_FAILURES"
+	// VerdictPartial: a --filter run without failures in which at least one
+	// required or recommended vector passed. Exit 0; certifies nothing.
+	VerdictPartial = "PASSED_PARTIAL"
+	// VerdictNotCertified: a required or recommended vector failed, an
+	// expected failure passed or is stale, or the preflight failed. Exit 1.
+	VerdictNotCertified = "NOT_CERTIFIED"
+	// VerdictNothingPassed: no required or recommended vector ran and
+	// passed (all excused, none selected, or none run), so the run shows
+	// nothing; never a pass. Exit 1.
+	VerdictNothingPassed = "NOTHING_PASSED"
+	// VerdictInvalidInput: a vector or golden file is invalid. Exit 2.
+	VerdictInvalidInput = "INVALID_SUITE_INPUT"
+	// VerdictInterrupted: the run was cancelled. Exit 130.
+	VerdictInterrupted = "INTERRUPTED"
+)
+
 // ExitCode returns the process exit status for the report: 0 pass
-// (expected failures allowed), 1 failures (or a failed preflight), 2
+// (CERTIFIED, PASSED_WITH_EXPECTED_FAILURES, PASSED_PARTIAL), 1 failures,
+// a failed preflight, or nothing passed (NOT_CERTIFIED, NOTHING_PASSED), 2
 // invalid suite input (a Problem or an INVALID result), 130 interrupted.
 func (r *Report) ExitCode() int {
 	switch {
@@ -194,47 +279,84 @@ func (r *Report) ExitCode() int {
 		return 2
 	case r.Preflight != nil || r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
 		return 1
+	case r.Summary.Required.Passed+r.Summary.Recommended.Passed == 0:
+		return 1
 	}
 	return 0
 }
 
-// ComputeVerdict returns the verdict that follows from the exit code and
-// Partial (what Report.Verdict holds after Run).
+// ComputeVerdict returns the verdict that follows from the counts, the exit
+// code and Partial (what Report.Verdict holds after Run).
 func (r *Report) ComputeVerdict() string {
 	switch r.ExitCode() {
 	case 1:
-		return "NOT_CERTIFIED"
+		c := r.Summary
+		if r.Preflight == nil && c.Failed == 0 && c.XPass == 0 && len(r.Stale) == 0 {
+			return VerdictNothingPassed
+		}
+		return VerdictNotCertified
 	case 2:
-		return "INVALID_SUITE_INPUT"
+		return VerdictInvalidInput
 	case 130:
-		return "INTERRUPTED"
+		return VerdictInterrupted
 	}
-	if r.Partial {
-		return "PASSED_PARTIAL"
+	switch {
+	case r.Partial:
+		return VerdictPartial
+	case r.Summary.Excused() > 0:
+		return VerdictExcused
 	}
-	return "CERTIFIED"
+	return VerdictCertified
 }
 
-func (r *Report) count() {
+// Recount fills Summary and Verdict from Results, Problems, Stale,
+// Preflight, Interrupted and Partial (Run calls it; so does anything that
+// builds or merges a report).
+func (r *Report) Recount() {
 	// A Problem (a vector file that does not load or fails its digest) is
 	// counted as one INVALID vector more: it could not run.
 	c := Counts{Total: len(r.Results) + len(r.Problems), Invalid: len(r.Problems)}
 	for _, res := range r.Results {
+		lc := &c.Required
+		switch res.Level {
+		case "recommended":
+			lc = &c.Recommended
+		case "informational":
+			lc = &c.InformationalLevel
+		}
+		lc.Total++
+		switch res.Parity {
+		case ParityExact:
+			c.ParityExact++
+		case ParityDiffers:
+			c.ParityDiffers++
+		}
 		switch {
 		case res.Status == NotRun:
 			c.NotRun++
+			lc.NotRun++
 		case res.Status == Invalid:
 			c.Invalid++
+			lc.Invalid++
 		case res.Status == XFail:
 			c.XFail++
+			lc.XFail++
 		case res.Status == XPass:
 			c.XPass++
+			lc.XPass++
 		case res.Level == "informational":
 			c.Informational++
+			if res.Status == Pass {
+				lc.Passed++
+			} else {
+				lc.Failed++
+			}
 		case res.Status == Pass:
 			c.Passed++
+			lc.Passed++
 		default:
 			c.Failed++
+			lc.Failed++
 		}
 	}
 	r.Summary = c

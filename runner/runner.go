@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -108,6 +109,13 @@ type Config struct {
 	// exactly as made is handed to a later vector (see iutDirs).
 	TempDir string
 
+	// Exact makes exact parity decide: any byte difference from the golden
+	// summary fails the vector (GOLDEN_MISMATCH), as the ports' parity gates
+	// require. By default conformance decides and a difference the protocol
+	// allows is a PARITY_DIFFERS note (COMPATIBILITY.md "Conformance and
+	// exact parity").
+	Exact bool
+
 	// keepSummaries keeps every result's canonical summary, which Parity
 	// compares across implementations; a plain Run keeps only those of
 	// vectors that did not pass (as Result.Actual), so its memory does not
@@ -166,6 +174,7 @@ type plan struct {
 	root      *schema.Schema
 	bySubtype map[string]*schema.Schema
 	rules     []normalize.Rule
+	conf      *compare.Rules
 	control   map[string]bool
 	passOver  map[string]bool
 	vectors   []*suite.Vector
@@ -205,6 +214,9 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	if p.rules, err = normalize.Compile(ver.Normalize); err != nil {
 		return nil, err
+	}
+	if p.conf, err = compare.Compile(&ver.Conformance); err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "version %d", ver.Version)
 	}
 	// Only an index of each vector is kept; sessions reload the file and
 	// read its golden file as they run, so a run's memory does not grow
@@ -250,6 +262,8 @@ func prepare(cfg Config) (*plan, error) {
 type loaded struct {
 	v     *suite.Vector
 	rules []normalize.Rule
+	// conf is the version's conformance rules plus the vector's.
+	conf  *compare.Rules
 	input [][]byte
 }
 
@@ -264,7 +278,12 @@ func (p *plan) load(v *suite.Vector) (*loaded, error) {
 	if full.ID != v.ID {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
-	l := &loaded{v: full, rules: p.rules, input: make([][]byte, len(full.Send))}
+	l := &loaded{v: full, rules: p.rules, conf: p.conf, input: make([][]byte, len(full.Send))}
+	if full.Conformance != nil {
+		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+		}
+	}
 	if len(full.Normalize) > 0 {
 		own, err := normalize.Compile(full.Normalize)
 		if err != nil {
@@ -365,7 +384,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 			rep.Results = append(rep.Results, r)
 		}
-		rep.count()
+		rep.Recount()
 		return rep, nil
 	}
 	results, startErr := p.runAll(ctx, p.vector)
@@ -377,7 +396,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Results = results
 	rep.Interrupted = ctx.Err() != nil
-	rep.count()
+	rep.Recount()
 	return rep, nil
 }
 
@@ -463,7 +482,7 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
+	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), l.conf, p.cfg.Exact)
 	if !p.cfg.keepSummaries {
 		res.summary = nil
 	}

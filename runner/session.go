@@ -51,6 +51,9 @@ type outcome struct {
 	dropped       int
 	droppedStatus Status
 	notRun        bool
+	// declared tells the conformance comparison which members the schema
+	// declares on an actual frame (see compare.Declared).
+	declared compare.Declared
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -70,14 +73,7 @@ func (o *outcome) add(code string, st Status, format string, args ...any) {
 		}
 		return
 	}
-	msg := fmt.Sprintf(format, args...)
-	if len(msg) > MaxFindingBytes {
-		cut := MaxFindingBytes
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = fmt.Sprintf("%s... (%d bytes)", msg[:cut], len(msg))
-	}
+	msg := clip(fmt.Sprintf(format, args...))
 	o.findings = append(o.findings, Finding{Code: code, Status: st, Message: msg})
 }
 
@@ -90,8 +86,12 @@ func (o *outcome) close() {
 	}
 }
 
-// result turns an outcome into a Result by comparing it with golden.
-func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string) Result {
+// result turns an outcome into a Result by comparing it with golden: exact
+// parity (canonical bytes equal) and conformance (compare.Differences with
+// the vector's rules). With exact set, any byte difference fails the vector
+// (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
+// coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
+func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
 	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary}
 	if o.notRun {
 		r.Status = NotRun
@@ -110,10 +110,19 @@ func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string) Resu
 			}
 		}
 	}
+	r.Parity = ParityExact
 	if !compare.Equal(golden, o.summary) {
-		r.Findings = append(r.Findings, Finding{Code: FindingGoldenMismatch, Status: Fail,
-			Message: "normalized canonical output differs from " + goldenPath})
-		r.Diff = compare.Diff(golden, o.summary)
+		r.Parity = ParityDiffers
+		if exact {
+			rules = nil
+		}
+		ds, err := compare.Differences(golden, o.summary, rules, o.declared)
+		if err != nil {
+			r.Findings = append(r.Findings, Finding{Code: FindingGoldenMismatch, Status: Fail,
+				Message: fmt.Sprintf("normalized canonical output differs from %s and cannot be compared: %v", goldenPath, err)})
+		}
+		r.Differences = ds
+		r.Findings = append(r.Findings, differenceFindings(ds, goldenPath, exact)...)
 	}
 	r.Status = Pass
 	for _, f := range r.Findings {
@@ -123,12 +132,71 @@ func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string) Resu
 	}
 	exit := o.exit
 	r.Exit = &exit
-	if r.Status != Pass {
+	if r.Status != Pass || r.Parity == ParityDiffers {
 		r.Expected = string(golden)
 		r.Actual = string(o.summary)
+	}
+	if r.Status != Pass {
 		r.Stderr = string(o.stderr)
 	}
 	return r
+}
+
+// differenceFindings turns differences into findings: with exact, one
+// GOLDEN_MISMATCH for them all; otherwise one finding per normative
+// difference (its kind is the code; at most MaxFindings) and one
+// PARITY_DIFFERS note for the allowed ones.
+func differenceFindings(ds []compare.Difference, goldenPath string, exact bool) []Finding {
+	var out []Finding
+	if exact {
+		if len(ds) > 0 {
+			out = append(out, Finding{Code: FindingGoldenMismatch, Status: Fail,
+				Message: fmt.Sprintf("canonical bytes differ from %s in %d place(s), and exact parity is required: %s", goldenPath, len(ds), pointers(ds))})
+		}
+		return out
+	}
+	var allowed []compare.Difference
+	for _, d := range ds {
+		if !d.Normative {
+			allowed = append(allowed, d)
+			continue
+		}
+		if len(out) < MaxFindings {
+			out = append(out, Finding{Code: d.Kind, Status: Fail, Message: clip(compare.Render(d))})
+		}
+	}
+	if n := len(compare.Normative(ds)); n > MaxFindings {
+		out = append(out, Finding{Code: FindingFindingsTruncated, Status: Fail,
+			Message: fmt.Sprintf("%d more differences from %s were not listed as findings (see differences)", n-MaxFindings, goldenPath)})
+	}
+	if len(allowed) > 0 {
+		out = append(out, Finding{Code: FindingParityDiffers, Message: clip(fmt.Sprintf(
+			"canonical bytes differ from %s in %d place(s) the protocol allows (conformance passes there; exact parity does not): %s",
+			goldenPath, len(allowed), pointers(allowed)))})
+	}
+	return out
+}
+
+// pointers lists where differences are: "frame pointer (KIND)", comma-joined.
+func pointers(ds []compare.Difference) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		where := strings.TrimSpace(d.Frame + " " + d.Pointer)
+		parts[i] = where + " (" + d.Kind + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// clip cuts a finding message to MaxFindingBytes at a rune boundary.
+func clip(msg string) string {
+	if len(msg) <= MaxFindingBytes {
+		return msg
+	}
+	cut := MaxFindingBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", msg[:cut], len(msg))
 }
 
 // request is one control_request the runner sent.
@@ -335,8 +403,9 @@ wait:
 		sum.Exit = exitClass(ex)
 	}
 	matched := make([]bool, len(rules))
+	scope := normalize.Scope{UserData: l.conf.UserDataPatterns(), General: len(p.ver.Normalize)}
 	for _, f := range frames {
-		nr := normalize.Apply(f, rules)
+		nr := normalize.ApplyScoped(f, rules, scope)
 		for i, m := range nr.Matched {
 			matched[i] = matched[i] || m
 		}
@@ -359,8 +428,49 @@ wait:
 		b = []byte(`{}`)
 	}
 	o.summary = b
+	o.declared = p.declared(sent)
 	o.close()
 	return o, nil
+}
+
+// declared answers compare.Declared for the frames of one session: a member
+// is declared when the version's root schema or, for a success reply, the
+// ReplyBySubtype entry of the request it answers declares it there.
+func (p *plan) declared(sent map[string]*request) compare.Declared {
+	return func(frame any, at, name string) bool {
+		toks := pointerTokens(at)
+		if p.root.Declares(toks, name) {
+			return true
+		}
+		obj, _ := frame.(map[string]any)
+		resp, _ := obj["response"].(map[string]any)
+		if obj["type"] != "control_response" || resp == nil {
+			return false
+		}
+		id, ok := resp["request_id"]
+		if !ok {
+			return false
+		}
+		if req := sent[key(id)]; req != nil {
+			if sch := p.bySubtype[req.subtype]; sch != nil {
+				return sch.Declares(toks, name)
+			}
+		}
+		return false
+	}
+}
+
+// pointerTokens splits an RFC 6901 pointer ("/a/b~1c") into its unescaped
+// reference tokens; "" gives none.
+func pointerTokens(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
 }
 
 // frame judges one stdout line and returns the decoded control frame to

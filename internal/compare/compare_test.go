@@ -15,9 +15,12 @@ func TestDiff(t *testing.T) {
 		want                 []string // substrings the diff must show
 	}{
 		{"equal", `{"a":1}`, `{"a":1}`, nil},
-		{"value", `{"a":1}`, `{"a":2}`, []string{"-", "+"}},
+		{"value", `{"a":1}`, `{"a":2}`, []string{"/a: golden 1, actual 2 [VALUE_CHANGED]"}},
 		{"multibyte strings stay whole", `{"e":"frobnicate-ü-😀\u2028-x"}`, `{"e":"frobnicate-ü-😀-x"}`, []string{"😀"}},
-		{"not json", `{`, `}`, []string{"-golden {", "+actual }"}},
+		{"not json", `{`, `}`, []string{"golden: {", "actual: }"}},
+		{"summary frames by request_id", `{"frames":[{"response":{"request_id":"a","subtype":"success"},"type":"control_response"}],"vector":"v"}`,
+			`{"frames":[{"response":{"request_id":"a","subtype":"error"},"type":"control_response"}],"vector":"v"}`,
+			[]string{`control_response "a" /response/subtype: golden "success", actual "error" [VALUE_CHANGED]`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +42,9 @@ func TestDiff(t *testing.T) {
 			}
 			if !utf8.ValidString(d) {
 				t.Errorf("diff is not valid UTF-8:\n%q", d)
+			}
+			if strings.Contains(d, "map[string]any") || strings.Contains(d, "json.Number") {
+				t.Errorf("diff is in Go syntax:\n%s", d)
 			}
 		})
 	}

@@ -83,6 +83,15 @@ func Compile(specs []Spec) ([]Rule, error) {
 	return rules, nil
 }
 
+// Check reports whether v satisfies the rule's format.
+func (r *Rule) Check(v any) bool { return r.check(v) }
+
+// Matches reports whether the rule's path pattern matches ptr, an RFC 6901
+// JSON Pointer with its leading "/" ("/response/error").
+func (r *Rule) Matches(ptr string) bool {
+	return ptr != "" && matchPath(r.pattern, strings.TrimPrefix(ptr, "/"))
+}
+
 func isString(v any) (string, bool) { s, ok := v.(string); return s, ok }
 
 func checker(format string) (func(any) bool, error) {
@@ -144,15 +153,49 @@ type Result struct {
 // Apply normalizes v with rules. At each location the first matching rule
 // wins and its subtree is not visited further.
 func Apply(v any, rules []Rule) Result {
+	return ApplyScoped(v, rules, Scope{})
+}
+
+// Scope keeps general rules out of user data: inside a subtree whose pointer
+// matches one of UserData (doublestar patterns over pointer tokens, leading
+// "/" trimmed), the first General rules are not applied, so a suite-level
+// "**/session_id" never rewrites a session_id inside echoed tool input. Rules
+// from index General on (a vector's own) apply everywhere.
+type Scope struct {
+	UserData []string
+	General  int
+}
+
+// ApplyScoped is [Apply] with a [Scope].
+func ApplyScoped(v any, rules []Rule, scope Scope) Result {
 	res := Result{Matched: make([]bool, len(rules))}
-	res.Value = walk(v, "", rules, &res)
+	w := walker{rules: rules, scope: scope, res: &res}
+	res.Value = w.walk(v, "", false)
 	return res
 }
 
-func walk(v any, ptr string, rules []Rule, res *Result) any {
+type walker struct {
+	rules []Rule
+	scope Scope
+	res   *Result
+}
+
+func (w *walker) walk(v any, ptr string, inUser bool) any {
+	rules, res := w.rules, w.res
 	if ptr != "" {
+		if !inUser {
+			for _, u := range w.scope.UserData {
+				if matchPath(u, ptr[1:]) {
+					inUser = true
+					break
+				}
+			}
+		}
 		for i := range rules {
 			r := &rules[i]
+			if inUser && i < w.scope.General {
+				continue
+			}
 			if !matchPath(r.pattern, ptr[1:]) {
 				continue
 			}
@@ -168,13 +211,13 @@ func walk(v any, ptr string, rules []Rule, res *Result) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for _, k := range sortedKeys(t) {
-			out[k] = walk(t[k], ptr+"/"+canon.EscapePointer(k), rules, res)
+			out[k] = w.walk(t[k], ptr+"/"+canon.EscapePointer(k), inUser)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = walk(e, ptr+"/"+strconv.Itoa(i), rules, res)
+			out[i] = w.walk(e, ptr+"/"+strconv.Itoa(i), inUser)
 		}
 		return out
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -133,11 +134,32 @@ func junitSuiteOf(r *runner.Report) junitSuite {
 	return s
 }
 
+// summaryLine is a failure's headline: the first finding that carries the
+// result's status (the cause), else the first that carries any status, else
+// the status itself; notes such as HOST_SENT never head a failure.
 func summaryLine(res runner.Result) string {
-	if len(res.Findings) == 0 {
+	f := headline(res)
+	if f == nil {
 		return string(res.Status)
 	}
-	return sanitize(res.Findings[0].Code + ": " + res.Findings[0].Message)
+	return sanitize(f.Code + ": " + f.Message)
+}
+
+func headline(res runner.Result) *runner.Finding {
+	var any *runner.Finding
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		if f.Status == res.Status {
+			return f
+		}
+		if f.Status != "" && any == nil {
+			any = f
+		}
+	}
+	if any == nil && len(res.Findings) > 0 && res.Status == runner.XFail {
+		return &res.Findings[len(res.Findings)-1]
+	}
+	return any
 }
 
 func details(res runner.Result) string {
@@ -148,8 +170,8 @@ func details(res runner.Result) string {
 	if res.Expected != "" || res.Actual != "" {
 		fmt.Fprintf(&b, "expected: %s\nactual:   %s\n", res.Expected, res.Actual)
 	}
-	if res.Diff != "" {
-		fmt.Fprintf(&b, "diff (-golden +actual):\n%s", res.Diff)
+	for _, d := range res.Differences {
+		fmt.Fprintf(&b, "%s\n", compare.Render(d))
 	}
 	return sanitize(b.String())
 }

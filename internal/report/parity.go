@@ -43,6 +43,9 @@ func ParityText(w io.Writer, pr *runner.ParityReport) error {
 		}
 		if !v.Agree {
 			fmt.Fprintf(ew, " (%d groups)", len(v.Groups))
+			if len(v.Groups) == 1 {
+				fmt.Fprint(ew, " (not every implementation ran it)")
+			}
 		}
 		fmt.Fprintln(ew)
 	}
@@ -59,20 +62,23 @@ func ParityText(w io.Writer, pr *runner.ParityReport) error {
 			}
 			fmt.Fprintf(ew, "    %s: %s\n", label, strings.Join(g.Implementations, ", "))
 			if !g.Golden {
-				fmt.Fprintf(ew, "      diff (-golden +group %d):\n%s", i+1, indent(sanitize(compare.Diff([]byte(v.Golden), []byte(g.Bytes))), "        "))
+				fmt.Fprintf(ew, "      differences from the golden bytes:\n%s", indent(sanitize(compare.Diff([]byte(v.Golden), []byte(g.Bytes))), "        "))
 			}
 		}
 	}
 	fmt.Fprintln(ew)
 	for i, rep := range pr.Reports {
 		c := rep.Summary
-		fmt.Fprintf(ew, "%-*s %d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d stale\n",
-			width, names[i], c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, len(rep.Stale))
+		fmt.Fprintf(ew, "%-*s %s: %d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d stale; exact parity on %d of %d\n",
+			width, names[i], rep.Verdict, c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, len(rep.Stale), c.ParityExact, c.ParityExact+c.ParityDiffers)
 	}
-	if pr.Passed {
-		fmt.Fprintf(ew, "PARITY: %d implementations agree with the golden bytes on every required and recommended vector\n", len(names))
-	} else {
-		fmt.Fprintf(ew, "NO PARITY: at least one implementation differs from the golden bytes or failed its run\n")
+	switch {
+	case pr.Passed:
+		fmt.Fprintf(ew, "PARITY: %d implementations wrote the golden bytes on all %d required and recommended vectors\n", len(names), pr.Gated)
+	case pr.Disagree > 0:
+		fmt.Fprintf(ew, "NO PARITY: on %d of %d required and recommended vectors the implementations do not all write the golden bytes (rows with more than one group above)\n", pr.Disagree, pr.Gated)
+	default:
+		fmt.Fprintf(ew, "NO PARITY: every implementation wrote the golden bytes on all %d required and recommended vectors, but at least one implementation's own run failed (see its counts above)\n", pr.Gated)
 	}
 	return ew.err
 }

@@ -15,6 +15,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/schema"
@@ -34,19 +35,20 @@ const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef012345678
 // fullReport has one result of every status, findings, golden/actual bytes,
 // exits and hostile stderr; Summary is filled by hand to match Results.
 func fullReport() *runner.Report {
-	return &runner.Report{
+	return recount(&runner.Report{
 		Suite:          runner.SuiteInfo{Name: "conform", Version: 1, Role: "agent", Digest: digest},
 		Implementation: runner.Implementation{Name: "fake-iut", Command: []string{"/opt/fake-iut", "--mode", "stream json"}},
-		Summary:        runner.Counts{Total: 12, Passed: 1, Failed: 5, XFail: 1, XPass: 1, Informational: 2, Invalid: 1, NotRun: 1},
 		Results: []runner.Result{
 			{ID: "initialize-minimal", Level: "required", Status: runner.Pass, Path: "vectors/v1/initialize-minimal.json", DurationMS: 12},
 			{ID: "get-context-usage", Level: "required", Status: runner.Fail, Path: "vectors/v1/get-context-usage.json", DurationMS: 35,
 				Findings: []runner.Finding{{Code: runner.FindingGoldenMismatch, Status: runner.Fail, Message: "summary differed from golden/v1/agent/get-context-usage.json"}},
 				Expected: `{"frames":[{"response":{"subtype":"success"},"type":"control_response"}]}`,
 				Actual:   `{"frames":[{"response":{"error":"` + hostile + `","subtype":"error"},"type":"control_response"}]}`,
-				Diff:     "  {\n-  \"subtype\": \"success\",\n+  \"subtype\": \"error\",\n  }\n",
-				Exit:     &proc.Exit{Code: 0},
-				Stderr:   stderr},
+				Parity:   runner.ParityDiffers,
+				Differences: []compare.Difference{{Frame: `control_response "req-1"`, Pointer: "/response", Kind: compare.ValueChanged,
+					Golden: []byte(`{"subtype":"success"}`), Actual: canonical(map[string]any{"error": hostile, "subtype": "error"}), Normative: true}},
+				Exit:   &proc.Exit{Code: 0},
+				Stderr: stderr},
 			{ID: "interrupt-idle", Level: "required", Status: runner.Crash, Path: "vectors/v1/interrupt-idle.json", DurationMS: 7,
 				Findings: []runner.Finding{{Code: runner.FindingKilledBySignal, Status: runner.Crash, Message: "killed by SIGSEGV before it answered"}},
 				Exit:     &proc.Exit{Code: -1, Signal: "SIGSEGV"},
@@ -64,7 +66,8 @@ func fullReport() *runner.Report {
 					{Code: runner.FindingGoldenMismatch, Status: runner.Fail, Message: "summary differed from golden/v1/agent/get-binary-version.json"},
 					{Code: runner.FindingExpectedFailure, Message: "expected failure: upstream issue #123"},
 				},
-				Expected: `{"version":"1"}`, Actual: `{"version":"2"}`, Diff: "-1\n+2\n"},
+				Expected: `{"version":"1"}`, Actual: `{"version":"2"}`, Parity: runner.ParityDiffers,
+				Differences: []compare.Difference{{Pointer: "/version", Kind: compare.ValueChanged, Golden: []byte(`"1"`), Actual: []byte(`"2"`), Normative: true}}},
 			{ID: "initialize-hooks-empty", Level: "required", Status: runner.XPass, Path: "vectors/v1/initialize-hooks-empty.json", DurationMS: 9, Reason: "fixed in 2.1",
 				Findings: []runner.Finding{{Code: runner.FindingUnexpectedPass, Status: runner.XPass, Message: "listed as an expected failure but passed: remove it from the list (fixed in 2.1)"}}},
 			{ID: "unknown-subtype", Level: "informational", Status: runner.Fail, Path: "vectors/v1/unknown-subtype.json", DurationMS: 3,
@@ -76,19 +79,33 @@ func fullReport() *runner.Report {
 			{ID: "invalid-utf8-in-string", Level: "required", Status: runner.NotRun, Path: "vectors/v1/invalid-utf8-in-string.json"},
 		},
 		Stale: []string{"no-such-vector"},
+	})
+}
+
+// canonical is v's RFC 8785 JSON.
+func canonical(v any) []byte {
+	b, err := canon.Canonical(v)
+	if err != nil {
+		panic(err)
 	}
+	return b
+}
+
+// recount fills r's Summary and Verdict from its results, as runner.Run does.
+func recount(r *runner.Report) *runner.Report {
+	r.Recount()
+	return r
 }
 
 // passingReport certifies: passes, an expected failure and an informational
 // failure.
 func passingReport() *runner.Report {
 	full := fullReport()
-	return &runner.Report{
+	return recount(&runner.Report{
 		Suite:          full.Suite,
 		Implementation: runner.Implementation{Name: "reference", Command: []string{"conform-reference"}},
-		Summary:        runner.Counts{Total: 4, Passed: 1, XFail: 1, Informational: 2},
 		Results:        []runner.Result{full.Results[0], full.Results[6], full.Results[8], full.Results[9]},
-	}
+	})
 }
 
 // problemReport has kit input errors (exit 2).
@@ -98,19 +115,18 @@ func problemReport() *runner.Report {
 		{Path: "vectors/v1/broken.json", Code: "VECTOR_INVALID", Message: "vectors/v1/broken.json: " + esc + "bad"},
 		{Code: "SUITE_DIGEST_MISMATCH", Message: "MANIFEST.sha256 disagreed"},
 	}
-	return r
+	return recount(r)
 }
 
 // interruptedReport was cancelled (exit 130).
 func interruptedReport() *runner.Report {
 	full := fullReport()
-	return &runner.Report{
+	return recount(&runner.Report{
 		Suite:          full.Suite,
 		Implementation: full.Implementation,
-		Summary:        runner.Counts{Total: 2, Passed: 1, NotRun: 1},
 		Results:        []runner.Result{full.Results[0], full.Results[11]},
 		Interrupted:    true,
-	}
+	})
 }
 
 type reportCase struct {
@@ -125,7 +141,7 @@ type reportCase struct {
 func reports() []reportCase {
 	return []reportCase{
 		{name: "full", report: fullReport, exitCode: 2, tests: 12, failures: 4, errors: 3, skipped: 3},
-		{name: "certified", report: passingReport, exitCode: 0, tests: 4, skipped: 2},
+		{name: "excused", report: passingReport, exitCode: 0, tests: 4, skipped: 2},
 		{name: "problems", report: problemReport, exitCode: 2, tests: 6, errors: 2, skipped: 2},
 		{name: "interrupted", report: interruptedReport, exitCode: 130, tests: 2, skipped: 1},
 	}
@@ -167,12 +183,20 @@ func TestJSONValidatesAgainstSchema(t *testing.T) {
 			if r.ExitCode() != tc.exitCode {
 				t.Errorf("ExitCode() = %d, want %d", r.ExitCode(), tc.exitCode)
 			}
-			// The JSON form carries everything but the people-only diff.
+			// The JSON form carries everything; embedded JSON values come
+			// back re-indented and HTML-escaped, so they are compared canonical.
 			var back runner.Report
 			if err := json.Unmarshal(out, &back); err != nil {
 				t.Fatal(err)
 			}
-			opts := cmp.Options{cmpopts.IgnoreUnexported(runner.Result{}), cmpopts.IgnoreFields(runner.Result{}, "Diff")}
+			compact := cmp.Transformer("canonical", func(m json.RawMessage) string {
+				b, err := canon.CanonicalBytes(m)
+				if err != nil {
+					return string(m)
+				}
+				return string(b)
+			})
+			opts := cmp.Options{cmpopts.IgnoreUnexported(runner.Result{}), cmpopts.EquateEmpty(), compact}
 			if diff := cmp.Diff(r, &back, opts); diff != "" {
 				t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
 			}
@@ -401,7 +425,8 @@ func assertNoMarkup(t *testing.T, out []byte) {
 
 func TestText(t *testing.T) {
 	t.Parallel()
-	verdicts := map[int]string{0: "CERTIFIED: ", 1: "NOT CERTIFIED: ", 2: "INVALID SUITE INPUT: ", 130: "INTERRUPTED: "}
+	verdictExit := map[string]int{runner.VerdictCertified: 0, runner.VerdictExcused: 0, runner.VerdictPartial: 0,
+		runner.VerdictNotCertified: 1, runner.VerdictNothingPassed: 1, runner.VerdictInvalidInput: 2, runner.VerdictInterrupted: 130}
 	for _, tc := range reports() {
 		for _, verbose := range []bool{false, true} {
 			name := tc.name
@@ -421,8 +446,8 @@ func TestText(t *testing.T) {
 				}
 				lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 				last := lines[len(lines)-1]
-				want := verdicts[tc.exitCode]
-				if !strings.HasPrefix(last, want) {
+				want := strings.ReplaceAll(r.Verdict, "_", " ")
+				if !strings.HasPrefix(last, want) || verdictExit[r.Verdict] != tc.exitCode {
 					t.Errorf("last line = %q, want prefix %q (ExitCode %d)", last, want, r.ExitCode())
 				}
 				if !strings.HasSuffix(string(out), "\n") {

@@ -10,12 +10,16 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/runner"
 )
 
 // Text writes a human report: a header with the suite digest and the IUT,
 // one line per vector, details for each vector that did not pass (findings,
-// the go-cmp diff of golden and actual, the stderr tail), and the counts.
+// the differences from the golden summary as JSON Pointers with both values
+// in JSON, the stderr tail), the counts per level, exact parity, and the
+// verdict line. With verbose, passing vectors with notes (PARITY_DIFFERS,
+// IUT_LINGERED) get their details too.
 func Text(w io.Writer, r *runner.Report, verbose bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "suite   %s v%d (%s role)\n", r.Suite.Name, r.Suite.Version, r.Suite.Role)
@@ -35,8 +39,11 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		for _, f := range res.Findings {
 			fmt.Fprintf(ew, "    %s: %s\n", f.Code, sanitize(f.Message))
 		}
-		if res.Diff != "" && res.Status != runner.XFail || (verbose && res.Diff != "") {
-			fmt.Fprintf(ew, "    diff (-golden +actual):\n%s", indent(sanitize(res.Diff), "      "))
+		if len(res.Differences) > 0 && (res.Status != runner.XFail || verbose) {
+			fmt.Fprintf(ew, "    differences from the golden summary (%s):\n", differenceCounts(res.Differences))
+			for _, d := range res.Differences {
+				fmt.Fprintf(ew, "%s", indent(sanitize(compare.Render(d)), "      "))
+			}
 		}
 		if res.Stderr != "" && res.Status != runner.XFail {
 			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
@@ -55,11 +62,56 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 	if r.Preflight != nil {
 		fmt.Fprintf(ew, "\nPREFLIGHT FAILED: %s: %s\n", r.Preflight.ID, sanitize(r.Preflight.Findings[len(r.Preflight.Findings)-1].Message))
 	}
-	c := r.Summary
-	fmt.Fprintf(ew, "\n%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d)\n",
-		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total)
+	fmt.Fprintln(ew)
+	Summary(ew, r)
 	fmt.Fprintln(ew, VerdictLine(r))
 	return ew.err
+}
+
+// Summary writes the counts: one line per level (required and recommended
+// decide certification; informational never does), exact parity, and suite
+// input problems.
+func Summary(w io.Writer, r *runner.Report) {
+	c := r.Summary
+	level := func(name string, l runner.LevelCounts) {
+		if l.Total == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%-14s %d passed, %d failed, %d xfail (excused), %d xpass", name, l.Passed, l.Failed, l.XFail, l.XPass)
+		if l.NotRun > 0 {
+			fmt.Fprintf(w, ", %d not run", l.NotRun)
+		}
+		if l.Invalid > 0 {
+			fmt.Fprintf(w, ", %d invalid", l.Invalid)
+		}
+		fmt.Fprintf(w, " (of %d)\n", l.Total)
+	}
+	level("required", c.Required)
+	level("recommended", c.Recommended)
+	if l := c.InformationalLevel; l.Total > 0 {
+		fmt.Fprintf(w, "%-14s %d as recorded, %d otherwise (never decide certification)", "informational", l.Passed, l.Failed)
+		if l.NotRun > 0 {
+			fmt.Fprintf(w, ", %d not run", l.NotRun)
+		}
+		fmt.Fprintf(w, " (of %d)\n", l.Total)
+	}
+	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
+		fmt.Fprintf(w, "%-14s %d of %d vectors byte-identical with their golden files", "exact parity", c.ParityExact, ran)
+		if c.ParityDiffers > 0 {
+			fmt.Fprintf(w, "; %d differ (conformance decides; -v or --format json lists where)", c.ParityDiffers)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Problems) > 0 {
+		fmt.Fprintf(w, "%-14s %d vector file(s) could not be used\n", "invalid input", len(r.Problems))
+	}
+}
+
+// differenceCounts says how many differences fail conformance and how many
+// the protocol allows.
+func differenceCounts(ds []compare.Difference) string {
+	n := len(compare.Normative(ds))
+	return fmt.Sprintf("%d fail conformance, %d allowed", n, len(ds)-n)
 }
 
 // VerdictLine is the last line of a text report: the verdict, the IUT, the
@@ -70,6 +122,21 @@ func VerdictLine(r *runner.Report) string {
 		v = r.ComputeVerdict()
 	}
 	verdict := strings.ReplaceAll(v, "_", " ")
+	c := r.Summary
+	switch v {
+	case runner.VerdictExcused:
+		verdict += fmt.Sprintf(" (not certified: %s excused by the expected-failure list)", excused(c))
+	case runner.VerdictNothingPassed:
+		verdict += " (no required or recommended vector ran and passed"
+		if c.Excused() > 0 {
+			verdict += "; " + excused(c) + " excused by the expected-failure list"
+		}
+		verdict += ")"
+	case runner.VerdictPartial:
+		if c.Excused() > 0 {
+			verdict += fmt.Sprintf(" (%s excused)", excused(c))
+		}
+	}
 	if r.Partial {
 		noun := "vectors"
 		if r.Summary.Total == 1 {
@@ -78,6 +145,18 @@ func VerdictLine(r *runner.Report) string {
 		verdict += fmt.Sprintf(" (%d %s selected by --filter; a partial run certifies nothing)", r.Summary.Total, noun)
 	}
 	return fmt.Sprintf("%s: %s against %s v%d (%s)", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
+}
+
+// excused renders "2 required and 1 recommended vectors".
+func excused(c runner.Counts) string {
+	return fmt.Sprintf("%d required and %d recommended %s", c.Required.XFail, c.Recommended.XFail, plural(c.Excused(), "vector", "vectors"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Line writes the one-line form of a result: status, id, level, time.

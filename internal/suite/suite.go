@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -57,6 +58,9 @@ type Version struct {
 	// does not pass it does not speak this version.
 	Preflight string           `json:"preflight,omitempty"`
 	Normalize []normalize.Spec `json:"normalize,omitempty"`
+	// Conformance is what the protocol lets an implementation write
+	// differently from the golden summary (see [compare.Spec]).
+	Conformance compare.Spec `json:"conformance"`
 }
 
 // Suite is a loaded suite. Its fields are read-only after [Load].
@@ -116,6 +120,9 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		seen[ver.Version] = true
 		if _, err := normalize.Compile(ver.Normalize); err != nil {
 			return nil, err
+		}
+		if _, err := compare.Compile(&ver.Conformance); err != nil {
+			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
 		}
 	}
 	if opt.SkipDigest {

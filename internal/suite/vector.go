@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -49,6 +50,8 @@ type Vector struct {
 	Send      []SendItem       `json:"send,omitempty"`
 	Expect    Expect           `json:"expect"`
 	Normalize []normalize.Spec `json:"normalize,omitempty"`
+	// Conformance adds to the version's conformance rules.
+	Conformance *compare.Spec `json:"conformance,omitempty"`
 
 	// Message vectors.
 	Definition string `json:"definition,omitempty"`
@@ -267,6 +270,9 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 		return nil, err
 	}
 	if _, err := normalize.Compile(v.Normalize); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
+	}
+	if _, err := compare.Compile(v.Conformance); err != nil {
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
 	}
 	for i, it := range v.Send {
