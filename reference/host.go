@@ -55,14 +55,20 @@ type Policy struct {
 }
 
 // ToolRule is one can_use_tool decision: {"behavior":"allow",
-// "updatedInput"?, "updatedPermissions"?} or {"behavior":"deny",
-// "message"?, "interrupt"?}.
+// "updatedInput"?, "updatedPermissions"?}, {"behavior":"deny",
+// "message"?, "interrupt"?}, or {"defer":true}: the host does not decide
+// yet (a user who has not answered), so the request stays pending. In v1 a
+// pending request gets no reply at all, whether the agent cancels it or
+// input ends (seed 003 §How It Works; the SDKs drop a cancelled request);
+// in v2 it gets the error cancelled (docs/v2.md §11). A defer rule has no
+// other member.
 type ToolRule struct {
-	Behavior           string         `json:"behavior"`
+	Behavior           string         `json:"behavior,omitempty"`
 	UpdatedInput       map[string]any `json:"updatedInput,omitempty"`
 	UpdatedPermissions []any          `json:"updatedPermissions,omitempty"`
 	Message            *string        `json:"message,omitempty"`
 	Interrupt          bool           `json:"interrupt,omitempty"`
+	Defer              bool           `json:"defer,omitempty"`
 }
 
 // Answer is one AskUserQuestion answer: a single label, or several labels
@@ -110,7 +116,7 @@ func NewHost(policy []byte) (*Host, error) {
 		return h, nil
 	}
 	for name, r := range h.policy.CanUseTool {
-		if err := r.check(name, `"allow" or "deny"`); err != nil {
+		if err := r.check(name); err != nil {
 			return nil, err
 		}
 	}
@@ -141,7 +147,13 @@ func decodePolicy(policy []byte, dst any) (empty bool, err error) {
 
 // check reports a can_use_tool rule named name whose members do not fit
 // its behavior; behaviors lists the valid ones for the error message.
-func (r ToolRule) check(name, behaviors string) error {
+func (r ToolRule) check(name string) error {
+	if r.Defer {
+		if r.Behavior != "" || r.UpdatedInput != nil || r.UpdatedPermissions != nil || r.Message != nil || r.Interrupt {
+			return fmt.Errorf("policy: can_use_tool %q: a defer rule has no other member", name)
+		}
+		return nil
+	}
 	switch r.Behavior {
 	case "allow":
 		if r.Message != nil || r.Interrupt {
@@ -152,7 +164,7 @@ func (r ToolRule) check(name, behaviors string) error {
 			return fmt.Errorf("policy: can_use_tool %q: updatedInput and updatedPermissions belong to an allow", name)
 		}
 	default:
-		return fmt.Errorf("policy: can_use_tool %q: behavior must be %s, not %q", name, behaviors, r.Behavior)
+		return fmt.Errorf("policy: can_use_tool %q: behavior must be \"allow\" or \"deny\" (or the rule {\"defer\":true}), not %q", name, r.Behavior)
 	}
 	return nil
 }
@@ -212,6 +224,9 @@ func (h *Host) Handle(line []byte) ([]byte, error) {
 	if !ok {
 		subtype = jsString(body, "subtype")
 	}
+	if subtype == "can_use_tool" && h.deferred(body) {
+		return nil, nil // pending: v1 never answers it (see ToolRule)
+	}
 	payload, errMsg := h.dispatch(subtype, body)
 	resp := map[string]any{}
 	if id, has := obj["request_id"]; has {
@@ -251,6 +266,16 @@ func (h *Host) dispatch(subtype string, body map[string]any) (map[string]any, st
 		return orDefault(p.SideQuestion, map[string]any{"action": "decline"}), ""
 	}
 	return nil, "Unsupported control request subtype: " + subtype
+}
+
+// deferred reports whether the policy defers this permission request.
+func (h *Host) deferred(body map[string]any) bool {
+	tool, _ := body["tool_name"].(string)
+	rule, ok := h.policy.CanUseTool[tool]
+	if !ok {
+		rule = h.policy.CanUseTool["*"]
+	}
+	return rule.Defer
 }
 
 // canUseTool decides a permission request. The rule is the tool's own or

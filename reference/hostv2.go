@@ -54,8 +54,8 @@ type HostV2 struct {
 // §10), so a policy answer must be a non-empty string or a non-empty list of
 // distinct non-empty strings.
 type PolicyV2 struct {
-	// CanUseTool maps a tool_name (or "*") to the decision; see [ToolRuleV2].
-	CanUseTool map[string]ToolRuleV2 `json:"can_use_tool,omitempty"`
+	// CanUseTool maps a tool_name (or "*") to the decision; see [ToolRule].
+	CanUseTool map[string]ToolRule `json:"can_use_tool,omitempty"`
 	// Answers maps an AskUserQuestion question text to its answer: a label
 	// (sent as a one-element array) or a list of labels (sent as the array,
 	// in the order given).
@@ -72,14 +72,6 @@ type PolicyV2 struct {
 	Dialog       map[string]any `json:"dialog,omitempty"`
 	Elicitation  map[string]any `json:"elicitation,omitempty"`
 	SideQuestion map[string]any `json:"side_question,omitempty"`
-}
-
-// ToolRuleV2 is a v1 [ToolRule] or {"defer":true}: the host does not decide
-// yet (a user who has not answered), so the request stays pending until it
-// is cancelled or input ends. A defer rule has no other member.
-type ToolRuleV2 struct {
-	ToolRule
-	Defer bool `json:"defer,omitempty"`
 }
 
 // NewHostV2 returns a v2 host that decides by policy, the JSON text of a
@@ -99,13 +91,7 @@ func NewHostV2(policy []byte) (*HostV2, error) {
 	}
 	p := &h.policy
 	for name, r := range p.CanUseTool {
-		if r.Defer {
-			if r.Behavior != "" || r.UpdatedInput != nil || r.UpdatedPermissions != nil || r.Message != nil || r.Interrupt {
-				return nil, fmt.Errorf("policy: can_use_tool %q: a defer rule has no other member", name)
-			}
-			continue
-		}
-		if err := r.ToolRule.check(name, `"allow" or "deny" (or the rule {"defer":true})`); err != nil {
+		if err := r.check(name); err != nil {
 			return nil, err
 		}
 	}
@@ -316,7 +302,7 @@ func (h *HostV2) dispatch(subtype string, body map[string]any) (payload, e map[s
 }
 
 // rule returns the tool's own rule, else the "*" rule.
-func (h *HostV2) rule(tool string) (ToolRuleV2, bool) {
+func (h *HostV2) rule(tool string) (ToolRule, bool) {
 	if r, ok := h.policy.CanUseTool[tool]; ok {
 		return r, true
 	}
@@ -326,16 +312,15 @@ func (h *HostV2) rule(tool string) (ToolRuleV2, bool) {
 
 // canUseTool decides a permission request as the v1 host does, except that
 // AskUserQuestion answers are arrays of labels.
-func (h *HostV2) canUseTool(tool string, input map[string]any, rule ToolRuleV2, found bool) map[string]any {
-	v1 := rule.ToolRule
+func (h *HostV2) canUseTool(tool string, input map[string]any, rule ToolRule, found bool) map[string]any {
 	if found && rule.Behavior == "deny" {
-		return deny(v1)
+		return deny(rule)
 	}
 	questions, isQuestion := input["questions"].([]any)
 	isQuestion = isQuestion && tool == "AskUserQuestion"
 	switch {
 	case found && rule.UpdatedInput != nil:
-		return allow(v1, clone(rule.UpdatedInput))
+		return allow(rule, clone(rule.UpdatedInput))
 	case isQuestion:
 		answers := map[string]any{}
 		for _, q := range questions {
@@ -353,9 +338,9 @@ func (h *HostV2) canUseTool(tool string, input map[string]any, rule ToolRuleV2, 
 		}
 		in := clone(input)
 		in["answers"] = answers
-		return allow(v1, in)
+		return allow(rule, in)
 	case found:
-		return allow(v1, clone(input))
+		return allow(rule, clone(input))
 	}
 	return deny(ToolRule{})
 }

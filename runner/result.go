@@ -63,9 +63,12 @@ const (
 	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
 	FindingReplyDuplicate    = "REPLY_DUPLICATE"
 	FindingReplyMissing      = "REPLY_MISSING"
-	FindingFrameSchema       = "FRAME_SCHEMA"
-	FindingReplyBodySchema   = "REPLY_BODY_SCHEMA"
-	FindingNormalizeFormat   = "NORMALIZE_FORMAT"
+	// FindingReplyOrder: replies that expect.order puts in sequence were
+	// written in another order.
+	FindingReplyOrder      = "REPLY_ORDER"
+	FindingFrameSchema     = "FRAME_SCHEMA"
+	FindingReplyBodySchema = "REPLY_BODY_SCHEMA"
+	FindingNormalizeFormat = "NORMALIZE_FORMAT"
 	// FindingGoldenMismatch: the canonical bytes differ from the golden
 	// file where exact parity is required (Config.Exact, conform parity).
 	FindingGoldenMismatch = "GOLDEN_MISMATCH"

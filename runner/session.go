@@ -51,6 +51,8 @@ type outcome struct {
 	dropped       int
 	droppedStatus Status
 	notRun        bool
+	// responses counts the control responses read so far (reply order).
+	responses int
 	// declared tells the conformance comparison which members the schema
 	// declares on an actual frame (see compare.Declared).
 	declared compare.Declared
@@ -203,6 +205,9 @@ func clip(msg string) string {
 type request struct {
 	subtype string
 	replies int
+	// first is the position (from 1) of its first reply among the control
+	// responses the IUT wrote; 0 while it has none.
+	first int
 }
 
 // session runs one vector against a fresh IUT process. Its error is
@@ -398,6 +403,8 @@ wait:
 		o.add(FindingLingered, "", "the IUT did not exit within %s of stdin closing; conform sent %s", p.cfg.Grace, ex.Stopped)
 	}
 
+	checkOrder(o, v.Expect.Order, sent)
+
 	sum := Summary{Vector: v.ID, Frames: []any{}}
 	if (mustExit || mayExit) && endedByItself {
 		sum.Exit = exitClass(ex)
@@ -431,6 +438,35 @@ wait:
 	o.declared = p.declared(sent)
 	o.close()
 	return o, nil
+}
+
+// checkOrder adds a REPLY_ORDER finding for each expect.order sequence whose
+// replies were written in another order. Ids without a reply are left to
+// REPLY_MISSING.
+func checkOrder(o *outcome, orders [][]any, sent map[string]*request) {
+	for _, seq := range orders {
+		prev, prevKey := 0, ""
+		for _, id := range seq {
+			k := key(id)
+			r := sent[k]
+			if r == nil || r.first == 0 {
+				continue
+			}
+			if r.first < prev {
+				o.add(FindingReplyOrder, Fail, "the reply to %s was written before the reply to %s; the vector requires the order %s", k, prevKey, keys(seq))
+				break
+			}
+			prev, prevKey = r.first, k
+		}
+	}
+}
+
+func keys(ids []any) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = key(id)
+	}
+	return strings.Join(out, ", ")
 }
 
 // declared answers compare.Declared for the frames of one session: a member
@@ -532,6 +568,10 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 		o.add(FindingReplyDuplicate, ProtocolError, "second reply to request_id %s", k)
 	}
 	req.replies++
+	o.responses++
+	if req.first == 0 {
+		req.first = o.responses
+	}
 	if sub, _ := resp["subtype"].(string); sub == "success" {
 		if sch := p.bySubtype[req.subtype]; sch != nil {
 			for _, vi := range sch.Validate(v) {

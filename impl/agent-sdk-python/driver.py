@@ -55,6 +55,9 @@ def deny(r: dict[str, Any] | None) -> PermissionResultDeny:
 
 async def can_use_tool(tool_name: str, tool_input: dict[str, Any], _context: Any) -> Any:
     r = rule(tool_name)
+    if r is not None and r.get("defer") is True:
+        # defer: the user has not decided; the callback never returns.
+        await anyio.Event().wait()
     if r is not None and r.get("behavior") == "deny":
         return deny(r)
     questions = tool_input.get("questions") if isinstance(tool_input, dict) else None

@@ -47,6 +47,8 @@ function allow(r, input) {
 // answers is question text -> string, multi-select labels joined by ", ").
 async function canUseTool(toolName, input) {
   const r = rule(toolName);
+  // defer: the user has not decided; the promise never settles.
+  if (r?.defer === true) return new Promise(() => {});
   if (r?.behavior === "deny") return deny(r);
   if (toolName === "AskUserQuestion" && Array.isArray(input?.questions) && !(r?.behavior === "allow" && r.updatedInput)) {
     const answers = policy.answers ?? {};

@@ -84,6 +84,10 @@ type Expect struct {
 	Replies []any `json:"replies,omitempty"`
 	// Exit is "", "zero", "nonzero" or "any": the IUT must end by itself.
 	Exit string `json:"exit,omitempty"`
+	// Order lists sequences of request_ids whose first replies must be
+	// written in that order (e.g. a hold's reply before its release's,
+	// docs/v2.md §8), whether they come before or after stdin closes.
+	Order [][]any `json:"order,omitempty"`
 }
 
 // Bytes returns the line to write for item, with its LF. A frame is written
