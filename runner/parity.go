@@ -73,6 +73,12 @@ type ParityReport struct {
 // passing expected-failure entries, nothing passed).
 // Errors are those of [Run] (the first, by target order).
 func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, error) {
+	if base.Version == 0 {
+		base.Version = 1
+	}
+	if base.Role == "" {
+		base.Role = "agent"
+	}
 	reports := make([]*Report, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup

@@ -39,6 +39,9 @@ func fake(behaviour string) int {
 	if behaviour == "host" {
 		return fakeHost()
 	}
+	if name, ok := strings.CutPrefix(behaviour, "accept-"); ok {
+		return acceptFake(name)
+	}
 	if code, ok := zoo(behaviour); ok {
 		return code
 	}

@@ -36,10 +36,14 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		if res.Reason != "" {
 			fmt.Fprintf(ew, "    reason: %s\n", res.Reason)
 		}
+		showDiffs := len(res.Differences) > 0 && (res.Status != runner.XFail || verbose)
 		for _, f := range res.Findings {
+			if showDiffs && isDifference(f.Code) {
+				continue // listed once, below, with the allowed ones
+			}
 			fmt.Fprintf(ew, "    %s: %s\n", f.Code, sanitize(f.Message))
 		}
-		if len(res.Differences) > 0 && (res.Status != runner.XFail || verbose) {
+		if showDiffs {
 			fmt.Fprintf(ew, "    differences from the golden summary (%s):\n", differenceCounts(res.Differences))
 			for _, d := range res.Differences {
 				fmt.Fprintf(ew, "%s", indent(sanitize(compare.Render(d)), "      "))
@@ -105,6 +109,17 @@ func Summary(w io.Writer, r *runner.Report) {
 	if len(r.Problems) > 0 {
 		fmt.Fprintf(w, "%-14s %d vector file(s) could not be used\n", "invalid input", len(r.Problems))
 	}
+}
+
+// isDifference reports a finding code that restates a difference from the
+// golden summary (a normative difference's kind, or the PARITY_DIFFERS note).
+func isDifference(code string) bool {
+	switch code {
+	case runner.FindingParityDiffers, compare.ValueChanged, compare.TextMismatch, compare.MemberAbsent, compare.MemberAdded,
+		compare.ItemAbsent, compare.ItemAdded, compare.FrameAbsent, compare.FrameAdded, compare.ExitChanged:
+		return true
+	}
+	return false
 }
 
 // differenceCounts says how many differences fail conformance and how many
