@@ -90,6 +90,9 @@ type Violation struct {
 	Instance string `json:"instance"`
 	Keyword  string `json:"keyword"`
 	Message  string `json:"message"`
+	// group marks a violation that stands for oneOf/anyOf branches the
+	// discriminator did not select; it sorts after the others.
+	group bool
 }
 
 // String renders "at /x: message (keyword)".
@@ -118,27 +121,11 @@ func (sch *Schema) Validate(v any) []Violation {
 	if !errors.As(err, &ve) {
 		return []Violation{{Message: err.Error()}}
 	}
-	var out []Violation
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			inst := ""
-			for _, tok := range e.InstanceLocation {
-				inst += "/" + canon.EscapePointer(tok)
-			}
-			kw := strings.TrimPrefix(e.SchemaURL, BaseURL)
-			for _, tok := range e.ErrorKind.KeywordPath() {
-				kw += "/" + canon.EscapePointer(tok)
-			}
-			out = append(out, Violation{Instance: inst, Keyword: kw, Message: e.ErrorKind.LocalizedString(sch.printer)})
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
+	out := collect(ve, sch.printer)
 	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].group != out[j].group {
+			return out[j].group
+		}
 		if out[i].Instance != out[j].Instance {
 			return out[i].Instance < out[j].Instance
 		}
