@@ -351,6 +351,27 @@ func TestAcceptance(t *testing.T) {
 	}
 }
 
+// TestExactParityDecides: with Config.Exact an allowed difference fails its
+// vector, as the ports' gates require.
+func TestExactParityDecides(t *testing.T) {
+	t.Parallel()
+	cfg := acceptConfig(t, "drop-pending", "agent", 1, "initialize-minimal", "interrupt-idle")
+	cfg.Exact = true
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statuses(rep)
+	if got["initialize-minimal"] != runner.Fail || got["interrupt-idle"] != runner.Pass {
+		t.Errorf("statuses %v, want initialize-minimal FAIL (exact parity) and interrupt-idle PASS", got)
+	}
+	for _, r := range rep.Results {
+		if r.ID == "initialize-minimal" && !slices.Contains(findingCodes(r), runner.FindingGoldenMismatch) {
+			t.Errorf("findings %v lack GOLDEN_MISMATCH", findingCodes(r))
+		}
+	}
+}
+
 // TestNoFalseCertificate: expected-failure lists keep CI green but never
 // make a certificate, and a run where nothing required passed is never a
 // pass.

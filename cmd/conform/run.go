@@ -188,7 +188,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
-	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED")
+	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
+	exact := fl.Bool("exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -211,7 +212,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
-		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit,
+		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit, Exact: *exact,
 	}
 	if *prof != "" && fl.NArg() > 0 {
 		// A profile names one IUT (its command, env, timeout and
