@@ -3,8 +3,9 @@
 agent.py hands the process over to run() when CONFORM_ROLE=host. The agent
 writes frames on stdin; this host answers each control_request with exactly one
 control_response on stdout, deciding as the policy in CONFORM_POLICY (RFC 8785
-JSON, unset or empty = {}) dictates. Written from docs/host-role.md,
-schemas/control.v1.json, vectors/v1/host/ and golden/v1/host/.
+JSON, unset or empty = {}) dictates; a can_use_tool the policy defers gets no
+reply at all. Written from docs/host-role.md, schemas/control.v1.json,
+vectors/v1/host/ and golden/v1/host/.
 """
 
 import os
@@ -32,7 +33,20 @@ def load_policy(environ=os.environ):
         raise PolicyError("%s is not JSON: %s" % (POLICY_ENV, e))
     if not isinstance(policy, dict):
         raise PolicyError("%s is not a JSON object" % POLICY_ENV)
+    rules = member(policy, "can_use_tool", dict) or {}
+    for name, rule in rules.items():
+        if is_defer(rule) and len(rule) > 1:
+            raise PolicyError("%s: can_use_tool %s: a defer rule has no other member"
+                              % (POLICY_ENV, _agent.dumps(name)))
     return policy
+
+
+def is_defer(rule):
+    """Whether a can_use_tool rule is {"defer": true}: the host does not decide
+    yet (a user who has not answered), so the request stays pending, and in v1
+    a pending request gets no reply at all, whether the agent cancels it or
+    input ends."""
+    return isinstance(rule, dict) and rule.get("defer") is True
 
 
 def member(obj, key, kind):
@@ -50,14 +64,17 @@ class Host:
 
     # ------------------------------------------------------------ decisions
 
-    def can_use_tool(self, req):
+    def tool_rule(self, req):
+        """The can_use_tool rule for req: the tool's own, else "*"'s, else None."""
         tool = req.get("tool_name")
         rules = member(self.policy, "can_use_tool", dict) or {}
-        rule = None
         if isinstance(tool, str) and tool in rules:
-            rule = rules[tool]
-        elif "*" in rules:
-            rule = rules["*"]
+            return rules[tool]
+        return rules.get("*")
+
+    def can_use_tool(self, req):
+        tool = req.get("tool_name")
+        rule = self.tool_rule(req)
         if not isinstance(rule, dict):
             rule = None
         behavior = rule.get("behavior") if rule else None
@@ -176,7 +193,10 @@ class Host:
             return None  # not JSON: ignored, the host never exits on bad input
         if not isinstance(v, dict) or v.get("type") != "control_request":
             return None  # other frames, replies and cancels get nothing
-        body, error = self.decide(v.get("request"))
+        req = v.get("request")
+        if member(req, "subtype", str) == "can_use_tool" and is_defer(self.tool_rule(req)):
+            return None  # deferred: pending for good, v1 never answers it
+        body, error = self.decide(req)
         inner = {"subtype": "success" if error is None else "error"}
         if "request_id" in v:
             inner["request_id"] = v["request_id"]

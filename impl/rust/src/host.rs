@@ -3,9 +3,9 @@
 //! `main` hands the process over to [`run`] when `CONFORM_ROLE=host`. The agent
 //! writes frames on stdin; this host answers each `control_request` with exactly
 //! one `control_response` on stdout, deciding as the policy in `CONFORM_POLICY`
-//! (RFC 8785 JSON; unset or empty = `{}`) dictates. Written from
-//! docs/host-role.md, schemas/control.v1.json, vectors/v1/host/ and
-//! golden/v1/host/.
+//! (RFC 8785 JSON; unset or empty = `{}`) dictates; a `can_use_tool` the policy
+//! defers gets no reply at all. Written from docs/host-role.md,
+//! schemas/control.v1.json, vectors/v1/host/ and golden/v1/host/.
 
 use serde_json::{json, Map, Value};
 use std::io::{self, BufWriter, Write};
@@ -30,10 +30,20 @@ fn deny_default() -> Value {
     json!({"behavior": "deny", "message": DENIED})
 }
 
-/// A decision: a success body or an error text.
+/// Whether a `can_use_tool` rule is `{"defer": true}`: the host does not decide
+/// yet (a user who has not answered), so the request stays pending, and in v1
+/// a pending request gets no reply at all, whether the agent cancels it or
+/// input ends.
+fn is_defer(rule: Option<&Value>) -> bool {
+    member(rule, "defer") == Some(&Value::Bool(true))
+}
+
+/// A decision: a success body, an error text, or no reply at all (a deferred
+/// request).
 enum Decision {
     Body(Value),
     Error(String),
+    Defer,
 }
 
 struct Host {
@@ -45,15 +55,16 @@ impl Host {
         object_member(Some(&self.policy), key)
     }
 
+    /// The `can_use_tool` rule for `req`: the tool's own, else `"*"`'s.
+    fn tool_rule(&self, req: Option<&Value>) -> Option<&Value> {
+        let tool = member(req, "tool_name").and_then(Value::as_str);
+        let rules = self.policy_object("can_use_tool")?;
+        tool.and_then(|t| rules.get(t)).or_else(|| rules.get("*"))
+    }
+
     fn can_use_tool(&self, req: Option<&Value>) -> Value {
         let tool = member(req, "tool_name").and_then(Value::as_str);
-        let empty = Map::new();
-        let rules = self.policy_object("can_use_tool").unwrap_or(&empty);
-        let rule = match tool.and_then(|t| rules.get(t)) {
-            Some(r) => Some(r),
-            None => rules.get("*"),
-        }
-        .filter(|r| r.is_object());
+        let rule = self.tool_rule(req).filter(|r| r.is_object());
         let behavior = member(rule, "behavior").and_then(Value::as_str);
         let input = match member(req, "input") {
             Some(v @ Value::Object(_)) => v.clone(),
@@ -151,6 +162,7 @@ impl Host {
     fn decide(&self, req: Option<&Value>) -> Decision {
         let subtype = member(req, "subtype");
         match subtype.and_then(Value::as_str) {
+            Some("can_use_tool") if is_defer(self.tool_rule(req)) => Decision::Defer,
             Some("can_use_tool") => Decision::Body(self.can_use_tool(req)),
             Some("hook_callback") => self.hook(req),
             Some("mcp_message") => Decision::Body(self.mcp(req)),
@@ -173,20 +185,17 @@ impl Host {
         if frame.get("type").and_then(Value::as_str) != Some("control_request") {
             return None;
         }
-        let req = frame.get("request");
+        let (subtype, key, value) = match self.decide(frame.get("request")) {
+            Decision::Body(b) => ("success", "response", b),
+            Decision::Error(e) => ("error", "error", Value::String(e)),
+            Decision::Defer => return None, // pending for good: v1 never answers it
+        };
         let mut inner = Map::new();
-        let decision = self.decide(req);
-        inner.insert(
-            "subtype".into(),
-            Value::String(if matches!(decision, Decision::Error(_)) { "error" } else { "success" }.into()),
-        );
+        inner.insert("subtype".into(), Value::String(subtype.into()));
         if let Some(id) = frame.get("request_id") {
             inner.insert("request_id".into(), id.clone());
         }
-        match decision {
-            Decision::Body(b) => inner.insert("response".into(), b),
-            Decision::Error(e) => inner.insert("error".into(), Value::String(e)),
-        };
+        inner.insert(key.into(), value);
         let mut out = String::new();
         write_value(&mut out, &json!({"type": "control_response", "response": Value::Object(inner)}));
         Some(out)
@@ -217,11 +226,23 @@ fn load_policy() -> Result<Value, String> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    match parse(&text) {
-        Some(v @ Value::Object(_)) => Ok(v),
-        Some(_) => Err(format!("{} is not a JSON object", POLICY_ENV)),
-        None => Err(format!("{} is not JSON", POLICY_ENV)),
+    let policy = match parse(&text) {
+        Some(v @ Value::Object(_)) => v,
+        Some(_) => return Err(format!("{} is not a JSON object", POLICY_ENV)),
+        None => return Err(format!("{} is not JSON", POLICY_ENV)),
+    };
+    if let Some(rules) = object_member(Some(&policy), "can_use_tool") {
+        for (name, rule) in rules {
+            if is_defer(Some(rule)) && rule.as_object().map_or(0, Map::len) > 1 {
+                return Err(format!(
+                    "{}: can_use_tool {}: a defer rule has no other member",
+                    POLICY_ENV,
+                    Value::String(name.clone())
+                ));
+            }
+        }
     }
+    Ok(policy)
 }
 
 /// Plays the host role until end of input; returns the exit status.

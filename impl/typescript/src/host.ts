@@ -3,9 +3,9 @@
 // agent.ts hands the process over to runHost() when CONFORM_ROLE=host. The
 // agent writes frames on stdin; this host answers each control_request with
 // exactly one control_response on stdout, deciding as the policy in
-// CONFORM_POLICY (RFC 8785 JSON; unset or empty = {}) dictates. Written from
-// docs/host-role.md, schemas/control.v1.json, vectors/v1/host/ and
-// golden/v1/host/.
+// CONFORM_POLICY (RFC 8785 JSON; unset or empty = {}) dictates; a can_use_tool
+// the policy defers gets no reply at all. Written from docs/host-role.md,
+// schemas/control.v1.json, vectors/v1/host/ and golden/v1/host/.
 
 import { writeSync } from "node:fs";
 
@@ -51,20 +51,35 @@ function setMember(o: JsonObject, k: string, v: Json): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-type Decision = { body: Json } | { error: string };
+/**
+ * Whether a can_use_tool rule is {"defer": true}: the host does not decide yet
+ * (a user who has not answered), so the request stays pending, and in v1 a
+ * pending request gets no reply at all, whether the agent cancels it or input
+ * ends.
+ */
+function isDefer(rule: Json | undefined): rule is JsonObject {
+  return member(rule, "defer") === true;
+}
+
+/** A success body, an error text, or no reply at all (a deferred request). */
+type Decision = { body: Json } | { error: string } | { deferred: true };
 
 class Host {
   constructor(private readonly policy: JsonObject) {}
 
-  private canUseTool(req: JsonObject): JsonObject {
+  /** The can_use_tool rule for req: the tool's own, else "*"'s, else undefined. */
+  private toolRule(req: JsonObject): Json | undefined {
     const tool = member(req, "tool_name");
     const rules = objectMember(this.policy, "can_use_tool") ?? {};
-    let rule: Json | undefined;
     if (typeof tool === "string" && member(rules, tool) !== undefined) {
-      rule = member(rules, tool);
-    } else {
-      rule = member(rules, "*");
+      return member(rules, tool);
     }
+    return member(rules, "*");
+  }
+
+  private canUseTool(req: JsonObject): JsonObject {
+    const tool = member(req, "tool_name");
+    const rule = this.toolRule(req);
     const r = isObject(rule) ? rule : undefined;
     const behavior = member(r, "behavior");
     const rawInput = member(req, "input");
@@ -169,7 +184,7 @@ class Host {
     const subtype = member(request, "subtype");
     switch (subtype) {
       case "can_use_tool":
-        return { body: this.canUseTool(req) };
+        return isDefer(this.toolRule(req)) ? { deferred: true } : { body: this.canUseTool(req) };
       case "hook_callback":
         return this.hook(req);
       case "mcp_message":
@@ -199,6 +214,7 @@ class Host {
       return null; // other frames, replies and cancels get nothing
     }
     const d = this.decide(member(frame, "request"));
+    if ("deferred" in d) return null; // pending for good: v1 never answers it
     const inner: JsonObject = { subtype: "error" in d ? "error" : "success" };
     const id = member(frame, "request_id");
     if (id !== undefined) inner.request_id = id;
@@ -236,6 +252,13 @@ function loadPolicy(): JsonObject {
     throw new Error(`${POLICY_ENV} is not JSON: ${(e as Error).message}`);
   }
   if (!isObject(policy)) throw new Error(`${POLICY_ENV} is not a JSON object`);
+  const rules = objectMember(policy, "can_use_tool") ?? {};
+  for (const name of Object.keys(rules)) {
+    const rule = member(rules, name);
+    if (isDefer(rule) && Object.keys(rule).length > 1) {
+      throw new Error(`${POLICY_ENV}: can_use_tool ${JSON.stringify(name)}: a defer rule has no other member`);
+    }
+  }
   return policy;
 }
 

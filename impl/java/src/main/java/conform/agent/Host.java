@@ -13,8 +13,8 @@ import java.util.Map;
  * <p>{@link Main} hands the process over to {@link #run()} when CONFORM_ROLE=host. The agent
  * writes frames on stdin; this host answers each control_request with exactly one
  * control_response on stdout, deciding as the policy in CONFORM_POLICY (RFC 8785 JSON; unset or
- * empty = {}) dictates. Written from docs/host-role.md, schemas/control.v1.json, vectors/v1/host/
- * and golden/v1/host/.
+ * empty = {}) dictates; a can_use_tool the policy defers gets no reply at all. Written from
+ * docs/host-role.md, schemas/control.v1.json, vectors/v1/host/ and golden/v1/host/.
  */
 final class Host {
     static final String POLICY_ENV = "CONFORM_POLICY";
@@ -27,8 +27,17 @@ final class Host {
         this.policy = policy;
     }
 
-    /** A success body or an error text. */
+    /** A policy the host cannot follow. */
+    static final class PolicyException extends Exception {
+        PolicyException(String message) {
+            super(message);
+        }
+    }
+
+    /** A success body, an error text, or {@link #DEFER}: no reply at all (a deferred request). */
     private static final class Decision {
+        static final Decision DEFER = new Decision(null, null);
+
         final Object body;
         final String error;
 
@@ -65,6 +74,22 @@ final class Host {
         return m == null ? new LinkedHashMap<>() : m;
     }
 
+    /**
+     * Whether a can_use_tool rule is {"defer": true}: the host does not decide yet (a user who has
+     * not answered), so the request stays pending, and in v1 a pending request gets no reply at
+     * all, whether the agent cancels it or input ends.
+     */
+    static boolean isDefer(Object rule) {
+        return Boolean.TRUE.equals(member(rule, "defer"));
+    }
+
+    /** The can_use_tool rule for req: the tool's own, else "*"'s, else {@link Main#UNDEFINED}. */
+    private Object toolRule(Object req) {
+        Object tool = member(req, "tool_name");
+        Map<String, Object> rules = policyObject("can_use_tool");
+        return tool instanceof String && rules.containsKey(tool) ? rules.get(tool) : Main.get(rules, "*");
+    }
+
     private static Map<String, Object> denyDefault() {
         return Main.obj().with("behavior", "deny").with("message", DENIED);
     }
@@ -72,8 +97,7 @@ final class Host {
     @SuppressWarnings("unchecked")
     private Map<String, Object> canUseTool(Object req) {
         Object tool = member(req, "tool_name");
-        Map<String, Object> rules = policyObject("can_use_tool");
-        Object found = tool instanceof String && rules.containsKey(tool) ? rules.get(tool) : Main.get(rules, "*");
+        Object found = toolRule(req);
         Map<String, Object> rule = found instanceof Map ? (Map<String, Object>) found : null;
         Object behavior = member(rule, "behavior");
         Object rawInput = member(req, "input");
@@ -174,7 +198,7 @@ final class Host {
         String s = subtype instanceof String ? (String) subtype : "";
         switch (s) {
             case "can_use_tool":
-                return Decision.body(canUseTool(req));
+                return isDefer(toolRule(req)) ? Decision.DEFER : Decision.body(canUseTool(req));
             case "hook_callback":
                 return hook(req);
             case "mcp_message":
@@ -202,6 +226,7 @@ final class Host {
         }
         if (!"control_request".equals(member(frame, "type"))) return null; // other frames get nothing
         Decision d = decide(member(frame, "request"));
+        if (d == Decision.DEFER) return null; // pending for good: v1 never answers it
         Main.Obj inner = Main.obj().with("subtype", d.error == null ? "success" : "error");
         inner.withOpt("request_id", member(frame, "request_id"));
         if (d.error == null) {
@@ -215,10 +240,26 @@ final class Host {
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> loadPolicy(String text) throws IOException {
+    static Map<String, Object> loadPolicy(String text) throws PolicyException {
         if (text == null || text.trim().isEmpty()) return new LinkedHashMap<>();
-        Object v = Main.parse(text);
-        if (!(v instanceof Map)) throw new IOException(POLICY_ENV + " is not a JSON object");
+        Object v;
+        try {
+            v = Main.parse(text);
+        } catch (IOException e) {
+            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse(""); // one stderr line
+            throw new PolicyException(POLICY_ENV + " is not JSON: " + why);
+        }
+        if (!(v instanceof Map)) throw new PolicyException(POLICY_ENV + " is not a JSON object");
+        Map<String, Object> rules = objectMember(v, "can_use_tool");
+        if (rules != null) {
+            for (Map.Entry<String, Object> e : rules.entrySet()) {
+                if (isDefer(e.getValue()) && ((Map<String, Object>) e.getValue()).size() > 1) {
+                    StringBuilder name = new StringBuilder();
+                    Main.write(name, e.getKey());
+                    throw new PolicyException(POLICY_ENV + ": can_use_tool " + name + ": a defer rule has no other member");
+                }
+            }
+        }
         return (Map<String, Object>) v;
     }
 
@@ -227,8 +268,8 @@ final class Host {
         Host host;
         try {
             host = new Host(loadPolicy(System.getenv(POLICY_ENV)));
-        } catch (IOException e) {
-            System.err.println("conform-agent-java host: " + POLICY_ENV + " unreadable: " + e.getMessage());
+        } catch (PolicyException e) {
+            System.err.println("conform-agent-java host: " + e.getMessage());
             return 2;
         }
         OutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
