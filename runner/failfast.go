@@ -71,6 +71,9 @@ func (p *plan) failFast(ctx context.Context) (stop *Result, probed map[int]Resul
 		}
 		if got[n].res.Status != NotRun {
 			probed[i] = got[n].res
+			if p.cfg.Progress != nil {
+				p.cfg.Progress(got[n].res)
+			}
 		}
 	}
 	if ctx.Err() != nil {

@@ -42,6 +42,9 @@ func fake(behaviour string) int {
 	if code, ok := zoo(behaviour); ok {
 		return code
 	}
+	if code, ok := spawnFake(behaviour); ok {
+		return code
+	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
@@ -458,6 +461,7 @@ func TestSuiteChangedDuringRun(t *testing.T) {
 			cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal")
 			cfg.Suite = s
 			cfg.Jobs = 1 // initialize-minimal runs first; then the file changes
+			cfg.NoFailFast = true // no probes: the vectors run in order, one at a time
 			cfg.Progress = func(r runner.Result) {
 				if r.ID == "initialize-minimal" {
 					if err := tc.change(); err != nil {
