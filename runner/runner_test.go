@@ -460,7 +460,7 @@ func TestSuiteChangedDuringRun(t *testing.T) {
 			}
 			cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal")
 			cfg.Suite = s
-			cfg.Jobs = 1 // initialize-minimal runs first; then the file changes
+			cfg.Jobs = 1          // initialize-minimal runs first; then the file changes
 			cfg.NoFailFast = true // no probes: the vectors run in order, one at a time
 			cfg.Progress = func(r runner.Result) {
 				if r.ID == "initialize-minimal" {
