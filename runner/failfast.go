@@ -96,8 +96,8 @@ func (p *plan) failFast(ctx context.Context) (stop *Result, probed map[int]Resul
 	for n := range got {
 		ids[n] = got[n].res.ID
 	}
-	msg := fmt.Sprintf("%s on the first vector(s) run (%s), so the other %d vector(s) were not run (--no-fail-fast runs them anyway). %s",
-		causeText[code], strings.Join(ids, ", "), len(p.vectors)-len(got), strings.Join(why, "; "))
+	msg := fmt.Sprintf("%s (%s) on the first vector(s) run (%s), so the other %d vector(s) were not run (--no-fail-fast runs them anyway). %s",
+		causeText[code], code, strings.Join(ids, ", "), len(p.vectors)-len(got), strings.Join(why, "; "))
 	if tail := lastLine(first.Stderr); tail != "" {
 		msg += ". Its stderr ends with " + tail
 	}
