@@ -396,6 +396,7 @@ func TestNoFalseCertificate(t *testing.T) {
 		t.Parallel()
 		cfg := testConfig(t, "zoo-exit-at-once")
 		cfg.ExpectFail = excuseAll
+		cfg.NoFailFast = true
 		rep, err := runner.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -405,6 +406,18 @@ func TestNoFalseCertificate(t *testing.T) {
 		}
 		if rep.Summary.Excused() != len(excuseAll) {
 			t.Errorf("excused %d, want %d", rep.Summary.Excused(), len(excuseAll))
+		}
+	})
+	t.Run("every required vector excused, fail fast", func(t *testing.T) {
+		t.Parallel()
+		cfg := testConfig(t, "zoo-exit-at-once")
+		cfg.ExpectFail = excuseAll
+		rep, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != runner.VerdictNotCertified || rep.ExitCode() != 1 || rep.Preflight == nil {
+			t.Errorf("verdict %s exit %d preflight %v, want %s exit 1 with the fail-fast cause", rep.Verdict, rep.ExitCode(), rep.Preflight != nil, runner.VerdictNotCertified)
 		}
 	})
 	t.Run("one required vector excused", func(t *testing.T) {

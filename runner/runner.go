@@ -100,9 +100,14 @@ type Config struct {
 	Progress func(Result)
 	// Spawn, when set, selects spawned mode: the IUT is a host that starts
 	// the agent itself, and Spawn is the argv prefix of the agent double
-	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double's
-	// executable path in CONFORM_AGENT; see [Plan].
+	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as
+	// claude, first on its PATH, and by its path in CONFORM_AGENT; see
+	// [Plan] and docs/double.md.
 	Spawn []string
+	// NoFailFast runs every vector even when the IUT is dead or silent on
+	// the first vectors (see [Report.Preflight]); by default the run stops
+	// there with a verdict that names the cause.
+	NoFailFast bool
 	// TempDir is where per-vector HOME directories (each with its working
 	// directory, work) are made, named conform-iut-*, and removed at the
 	// end of the run (default os.TempDir()). A directory its IUT left
@@ -387,7 +392,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Recount()
 		return rep, nil
 	}
-	results, startErr := p.runAll(ctx, p.vector)
+	var done map[int]Result
+	if !cfg.NoFailFast && p.ver.Preflight == "" {
+		stop, probed, err := p.failFast(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if stop != nil {
+			rep.Preflight = stop
+			for i, v := range p.vectors {
+				r, ok := probed[i]
+				if !ok {
+					r = Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
+				}
+				applyExpectations(&r, cfg.ExpectFail)
+				rep.Results = append(rep.Results, r)
+			}
+			rep.Recount()
+			return rep, nil
+		}
+		done = probed
+	}
+	results, startErr := p.runRest(ctx, p.vector, done)
 	if startErr != nil {
 		return nil, startErr
 	}
@@ -418,9 +444,18 @@ func applyExpectations(r *Result, expect map[string]string) {
 // runAll runs p.vectors on cfg.Jobs workers. It returns an IUT_START error
 // when the command cannot be started at all.
 func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vector) (Result, error)) ([]Result, error) {
+	return p.runRest(ctx, fn, nil)
+}
+
+// runRest is [plan.runAll] for the vectors whose result is not in done
+// (by index); those results are kept as they are.
+func (p *plan) runRest(ctx context.Context, fn func(context.Context, *suite.Vector) (Result, error), done map[int]Result) ([]Result, error) {
 	results := make([]Result, len(p.vectors))
 	for i, v := range p.vectors {
 		results[i] = Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
+		if r, ok := done[i]; ok {
+			results[i] = r
+		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -453,6 +488,9 @@ func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vecto
 		}()
 	}
 	for i := range p.vectors {
+		if _, ok := done[i]; ok {
+			continue
+		}
 		select {
 		case jobs <- i:
 		case <-runCtx.Done():
@@ -468,25 +506,32 @@ func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vecto
 
 // vector runs one vector, turning golden-file problems into INVALID results.
 func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
+	res, _, err := p.vectorOutcome(ctx, v)
+	return res, err
+}
+
+// vectorOutcome is [plan.vector] that also returns the session's outcome
+// (nil for an INVALID result).
+func (p *plan) vectorOutcome(ctx context.Context, v *suite.Vector) (Result, *outcome, error) {
 	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: messageOf(gerr)}}}, nil
+			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: messageOf(gerr)}}}, nil, nil
 	}
 	l, lerr := p.load(v)
 	if lerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil
+			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil, nil
 	}
 	out, err := p.session(ctx, l)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), l.conf, p.cfg.Exact)
 	if !p.cfg.keepSummaries {
 		res.summary = nil
 	}
-	return res, nil
+	return res, out, nil
 }
 
 // messageOf returns err's text without its leading stable code, which

@@ -56,6 +56,11 @@ type outcome struct {
 	// declared tells the conformance comparison which members the schema
 	// declares on an actual frame (see compare.Declared).
 	declared compare.Declared
+	// lines counts the lines the IUT wrote (in spawned mode: to the agent,
+	// its own requests and user turns aside); awaited is how many replies
+	// the vector waits for with stdin open (0 when it expects an exit).
+	// Fail fast reads them (failfast.go).
+	lines, awaited int
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -271,7 +276,7 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		if sp, err = p.writeSpawn(dir, v, input); err != nil {
 			return nil, err
 		}
-		env = append(env, "CONFORM_AGENT="+sp.agent)
+		env = sp.environ(env)
 		input = nil
 	}
 
@@ -313,6 +318,12 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 
 	timer := time.NewTimer(p.cfg.Timeout)
 	defer timer.Stop()
+	var agentDone <-chan struct{} // closed when the agent double's session is over
+	if spawned {
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		agentDone = sp.watch(watchCtx)
+	}
 	lines := pr.Lines()
 	exited, timedOut, eof := false, false, false
 wait:
@@ -333,6 +344,8 @@ wait:
 			}
 		case <-pr.Exited():
 			exited = true
+			break wait
+		case <-agentDone:
 			break wait
 		case <-timer.C:
 			timedOut = true
@@ -372,20 +385,19 @@ wait:
 		return o, nil
 	}
 	pending := pendingReplies(expected, sent)
+	o.lines = nlines
+	if !mustExit && !mayExit {
+		o.awaited = len(expected)
+	}
 
 	ex := o.exit
 	// exited is only set when the IUT ended while stdin was still open.
 	endedByItself := exited && ex.Stopped == ""
 	switch {
+	case spawned:
+		sp.judge(o, ex, timedOut, pending, p.cfg.Timeout)
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
-	case spawned && timedOut:
-		o.add(FindingExitMissing, Timeout, "the host did not end within %s after the agent double finished", p.cfg.Timeout)
-	case spawned && ex.Code != 0:
-		o.add(FindingExitNonzero, Crash, "the host exited with status %d", ex.Code)
-	case spawned && len(pending) > 0:
-		o.add(FindingReplyMissing, Timeout, "the host never answered %s", strings.Join(pending, ", "))
-	case spawned:
 	case mustExit && timedOut:
 		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
 	case mustExit:

@@ -3,15 +3,39 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/conform-kit/conform/internal/double"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/suite"
+)
+
+// Finding codes of spawned mode (public API, like those in result.go).
+const (
+	// FindingHostArgv (note) records each argv the host started the agent
+	// with, the version probe included.
+	FindingHostArgv = "HOST_ARGV"
+	// FindingAgentPrecondition (FAIL): the vector sends a request the CLI
+	// sends only when the host started it a certain way, and this host did
+	// not (can_use_tool needs --permission-prompt-tool stdio); the double
+	// withheld the request, and the message names the precondition.
+	FindingAgentPrecondition = "AGENT_PRECONDITION"
+	// FindingAgentNotStarted (CRASH, or TIMEOUT when the host hung): the
+	// host never started the agent for a session (perhaps only for its
+	// version probe).
+	FindingAgentNotStarted = "AGENT_NOT_STARTED"
+	// FindingSessionEnded (PROTOCOL_ERROR): the agent double ended the
+	// session at a host line the runner rejects too (the line's own
+	// findings say what is wrong with it), with replies still awaited.
+	FindingSessionEnded = "SESSION_ENDED"
 )
 
 // Plan is what the agent double plays in spawned mode, written as JSON to a
@@ -24,28 +48,36 @@ import (
 // control_response to every request_id in Replies, then ends the session.
 // It appends every line the host wrote, except the host's own control
 // requests and user turns, to the --transcript file (one line each, as
-// received), and those to the --observed file.
+// received), and those to the --observed file; each argv it was started
+// with to the --argv file (JSON array per line), and how the session ended
+// to the --end file (internal/double.Stats as JSON). See docs/double.md.
 type Plan struct {
 	Send      []string `json:"send"`
 	Replies   []any    `json:"replies"`
 	TimeoutMS int64    `json:"timeout_ms"`
 }
 
+// spawnFiles are the paths of one spawned vector, all in the IUT's
+// directory: the wrapper (bin/claude, also CONFORM_AGENT), the plan and
+// the double's records.
 type spawnFiles struct {
-	agent, plan, transcript, observed string
+	bin, agent, plan, transcript, observed, argv, end string
 }
 
-// writeSpawn writes the plan and an executable "agent" wrapper that starts
-// the agent double (Config.Spawn) with the plan's paths. Only paths go
-// through the wrapper's shell line, each single-quoted; vector content
-// stays in the plan file.
+// writeSpawn writes the plan and an executable wrapper bin/claude that
+// starts the agent double (Config.Spawn) with the plan's paths, then "--"
+// and the host's arguments. Only paths go through the wrapper's shell
+// line, each single-quoted; vector content stays in the plan file.
 func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFiles, error) {
 	sf := &spawnFiles{
-		agent:      filepath.Join(dir, "agent"),
+		bin:        filepath.Join(dir, "bin"),
 		plan:       filepath.Join(dir, "plan.json"),
 		transcript: filepath.Join(dir, "transcript.jsonl"),
 		observed:   filepath.Join(dir, "observed.jsonl"),
+		argv:       filepath.Join(dir, "argv.jsonl"),
+		end:        filepath.Join(dir, "end.json"),
 	}
+	sf.agent = filepath.Join(sf.bin, "claude")
 	pl := Plan{Replies: v.Expect.Replies, TimeoutMS: p.cfg.Timeout.Milliseconds()}
 	if pl.Replies == nil {
 		pl.Replies = []any{}
@@ -60,7 +92,11 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 	if err := os.WriteFile(sf.plan, data, 0o600); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
-	argv := append(append([]string{}, p.cfg.Spawn...), "--plan", sf.plan, "--transcript", sf.transcript, "--observed", sf.observed)
+	if err := os.Mkdir(sf.bin, 0o700); err != nil {
+		return nil, kiterr.Wrap(kiterr.IO, err, "make agent directory")
+	}
+	argv := append(append([]string{}, p.cfg.Spawn...), "--plan", sf.plan, "--transcript", sf.transcript,
+		"--observed", sf.observed, "--argv", sf.argv, "--end", sf.end, "--max-line", fmt.Sprint(p.cfg.MaxLine), "--")
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
@@ -72,9 +108,49 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 	return sf, nil
 }
 
+// environ returns env with CONFORM_AGENT naming the wrapper and the
+// wrapper's directory first on PATH, so a host that looks for claude on
+// its PATH finds the double.
+func (sf *spawnFiles) environ(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + sf.bin + string(os.PathListSeparator) + path
+		}
+		out = append(out, kv)
+	}
+	return append(out, "CONFORM_AGENT="+sf.agent)
+}
+
+// watch returns a channel closed once the double has written its end
+// record (polled every 10 ms, until ctx ends), so the runner stops waiting
+// for the host as soon as the session is over.
+func (sf *spawnFiles) watch(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if _, err := os.Stat(sf.end); err == nil {
+				close(done)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return done
+}
+
 // replay feeds the transcript to handle as if the host had written it on
-// stdout, and records the host's own requests as notes.
+// stdout, and records the host's argv and its own requests as notes.
 func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
+	eachLine(sf.argv, func(line []byte) {
+		o.add(FindingHostArgv, "", "the host started the agent with %s", quote(line))
+	})
 	eachLine(sf.transcript, func(line []byte) {
 		if len(line) > maxLine {
 			handle(proc.Line{Size: len(line), Err: proc.ErrLineTooLong})
@@ -85,6 +161,103 @@ func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
 	eachLine(sf.observed, func(line []byte) {
 		o.add(FindingHostSent, "", "the host sent the agent %s", quote(line))
 	})
+}
+
+// readEnd returns the double's end record, or nil when the double never
+// ran a session (the host did not start it, or only for --version).
+func (sf *spawnFiles) readEnd() *double.Stats {
+	b, err := os.ReadFile(sf.end)
+	if err != nil {
+		return nil
+	}
+	var st double.Stats
+	if json.Unmarshal(b, &st) != nil {
+		return nil
+	}
+	return &st
+}
+
+// judge adds the findings of a spawned session: what the double's end
+// record says about the session, and how the host ended. pending are the
+// expected replies the runner did not see; timedOut is set when the host
+// neither ended nor let the double finish within the timeout.
+func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []string, timeout time.Duration) {
+	end := sf.readEnd()
+	if end == nil {
+		starts := 0
+		eachLine(sf.argv, func([]byte) { starts++ })
+		how := "never started the agent"
+		if starts > 0 {
+			how = fmt.Sprintf("started the agent %d time(s), each for --version only, never for a session", starts)
+		}
+		if timedOut {
+			o.add(FindingAgentNotStarted, Timeout, "the host %s within %s (it finds the agent as claude on its PATH or in CONFORM_AGENT)", how, timeout)
+			return
+		}
+		o.add(FindingAgentNotStarted, Crash, "the host %s and exited (%s) (it finds the agent as claude on its PATH or in CONFORM_AGENT)", how, exitText(ex))
+		return
+	}
+	if len(end.Withheld) > 0 {
+		o.add(FindingAgentPrecondition, Fail, "the agent did not send can_use_tool %s: CLI %s sends can_use_tool only to a host that started it with --permission-prompt-tool stdio, and this host did not (see HOST_ARGV)", strings.Join(end.Withheld, ", "), double.CLIVersion)
+		withheld := map[string]bool{}
+		for _, k := range end.Withheld {
+			withheld[k] = true
+		}
+		kept := pending[:0:0]
+		for _, k := range pending {
+			if !withheld[k] {
+				kept = append(kept, k)
+			}
+		}
+		pending = kept
+	}
+	missing := strings.Join(pending, ", ")
+	switch {
+	case end.End == double.EndMalformed:
+		// The line's own findings (FRAME_NOT_JSON, FRAME_SCHEMA, ...) came
+		// from the transcript; the host's exit is a consequence.
+		if len(pending) > 0 {
+			o.add(FindingSessionEnded, ProtocolError, "the agent ended the session at %s, as the CLI ends it on a line it cannot parse; no reply to %s", end.Detail, missing)
+		} else {
+			o.add(FindingSessionEnded, ProtocolError, "the agent ended the session at %s, as the CLI ends it on a line it cannot parse", end.Detail)
+		}
+		if ex.Code != 0 && ex.Stopped == "" {
+			o.add(FindingExitNonzero, "", "the host then exited with status %d", ex.Code)
+		}
+		return
+	case end.End == double.EndHostClosed && len(pending) > 0:
+		o.add(FindingExitEarly, Crash, "the host ended the session (closed the agent's stdin; %s) before replying to %s", exitText(ex), missing)
+		return
+	case end.End == double.EndTimeout && len(pending) > 0:
+		o.add(FindingReplyMissing, Timeout, "the host never answered %s within %s", missing, timeout)
+		return
+	case len(pending) > 0:
+		// The double saw a reply the runner did not count (it names a
+		// request by another spelling of its id): the findings of the
+		// reply's line say why.
+		o.add(FindingReplyMissing, ProtocolError, "no valid reply to %s", missing)
+	}
+	switch {
+	case timedOut:
+		o.add(FindingExitMissing, Timeout, "the host did not end within %s after the agent double finished", timeout)
+	case ex.Signal != "" && ex.Stopped == "":
+		o.add(FindingKilledBySignal, Crash, "the host was killed by %s", ex.Signal)
+	case ex.Code != 0 && ex.Stopped == "":
+		o.add(FindingExitNonzero, Crash, "the host exited with status %d", ex.Code)
+	case ex.Stopped != "":
+		o.add(FindingLingered, "", "the host did not exit after the agent ended; conform sent %s", ex.Stopped)
+	}
+}
+
+// exitText says how a process ended, for messages.
+func exitText(ex proc.Exit) string {
+	switch {
+	case ex.Stopped != "":
+		return "stopped by conform with " + ex.Stopped
+	case ex.Signal != "":
+		return "killed by " + ex.Signal
+	}
+	return fmt.Sprintf("exit status %d", ex.Code)
 }
 
 func eachLine(path string, fn func([]byte)) {

@@ -175,6 +175,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	version := fl.Int("version", 1, "control protocol `version` to run")
 	role := fl.String("role", "agent", "role the IUT plays")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
+	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
+	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
 	var filters multiFlag
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
 	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
@@ -209,10 +211,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *suiteDir != "" {
 		warnDigest(stderr, s)
 	}
+	switch *mode {
+	case "", profile.ModeDirect, profile.ModeSpawned:
+	default:
+		return usageError(stderr, "run", "--mode must be %s or %s", profile.ModeDirect, profile.ModeSpawned)
+	}
+	if *mode == profile.ModeSpawned && *role != "host" {
+		return usageError(stderr, "run", "--mode spawned needs --role host (the IUT is a host that starts the agent)")
+	}
+	if *mode != "" && *prof != "" {
+		// The mode is part of what a profile certifies.
+		return usageError(stderr, "run", "--mode comes from the profile (%s); give --mode only with an IUT command after --", filepath.Join(*prof, "profile.json"))
+	}
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit, Exact: *exact,
+		NoFailFast: *noFailFast,
 	}
 	if *prof != "" && fl.NArg() > 0 {
 		// A profile names one IUT (its command, env, timeout and
@@ -235,6 +250,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Command = cmd
 		if cfg.Implementation == "" {
 			cfg.Implementation = filepath.Base(cmd[0])
+		}
+	}
+	if *mode == profile.ModeSpawned {
+		if len(cfg.Command) == 0 {
+			return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
+		}
+		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
+			return fail(stderr, err)
 		}
 	}
 	if len(cfg.Command) == 0 {

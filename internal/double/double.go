@@ -1,9 +1,11 @@
 // Package double is the agent double of spawned mode: a stand-in for the
-// Claude Code CLI that a host-role IUT (an Agent SDK driver) starts itself,
-// through the "agent" wrapper the runner writes (runner.Config.Spawn).
+// Claude Code CLI 2.1.332 that a host-role IUT (an Agent SDK driver) starts
+// itself, by the name claude on its PATH or the path in CONFORM_AGENT (both
+// are the wrapper the runner writes; see runner.Config.Spawn).
 //
-// The double plays one vector's [Plan] over its own stdin (what the host
-// writes) and stdout (what the host reads):
+// What it imitates, and what it does not, is in docs/double.md. In short,
+// one session plays one vector's [Plan] over the double's own stdin (what
+// the host writes) and stdout (what the host reads):
 //
 //  1. Startup. It answers every control_request the host sends, as the CLI
 //     would: initialize gets a small success payload that satisfies
@@ -18,10 +20,22 @@
 //     send lines, then appends every other line the host writes to the
 //     transcript file, verbatim, until each request_id of Plan.Replies has a
 //     control_response or Plan.TimeoutMS (less a margin of a fifth, at most
-//     2 s, counted from the double's start) passes.
+//     2 s, counted from the double's start) passes. A can_use_tool request
+//     is withheld (never written, its reply not awaited) unless the host
+//     started the double with --permission-prompt-tool stdio, since the CLI
+//     sends can_use_tool only then ([Stats.Withheld]).
 //  3. End. It writes a result frame (subtype success, as the CLI ends a
-//     turn), on which both SDKs close its stdin; it keeps recording until
+//     turn), on which the SDKs close its stdin; it keeps recording until
 //     that EOF or [Options.EndWait], then returns.
+//
+// Every host line before the result frame is read as strictly as the runner
+// reads an IUT's stdout (canon.Parse: one JSON object, no duplicate member,
+// valid UTF-8, exact numbers). A line that fails, or a control_response
+// without a response object or response.request_id, ends the session at
+// once ([EndMalformed]), as the CLI exits on a line it cannot parse; a host
+// that closes the double's stdin ends it too ([EndHostClosed]). So the
+// runner learns at once why a reply is missing, instead of waiting for a
+// timeout. [Stats] (the end record) says how the session ended.
 //
 // Every line is bounded by [Options.MaxLine] and every phase by a timeout.
 package double
@@ -42,6 +56,40 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 )
+
+// CLIVersion is the CLI release the double stands in for, and VersionLine
+// what that release prints for --version, -v and -V (observed: exit status
+// 0, nothing on stderr, stdin not read).
+const (
+	CLIVersion  = "2.1.332"
+	VersionLine = CLIVersion + " (Claude Code)\n"
+)
+
+// IsVersionProbe reports whether args (the host's argv after the program
+// name) ask for the version: the CLI answers --version, -v and -V wherever
+// they stand among its flags and does nothing else.
+func IsVersionProbe(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--version", "-v", "-V":
+			return true
+		}
+	}
+	return false
+}
+
+// PermissionPromptStdio reports whether args route permission prompts over
+// the control channel: --permission-prompt-tool stdio or
+// --permission-prompt-tool=stdio. Only then does CLI 2.1.332 send
+// can_use_tool requests to its host (observed; see docs/double.md).
+func PermissionPromptStdio(args []string) bool {
+	for i, a := range args {
+		if a == "--permission-prompt-tool=stdio" || (a == "--permission-prompt-tool" && i+1 < len(args) && args[i+1] == "stdio") {
+			return true
+		}
+	}
+	return false
+}
 
 // Defaults of [Options].
 const (
@@ -104,19 +152,48 @@ type Options struct {
 	// SessionID is put in the frames the double writes (default: a fixed
 	// UUID, so runs are reproducible).
 	SessionID string
+	// HostArgs are the flags the host started the double with (its argv
+	// after the program name); they decide the CLI's preconditions
+	// ([PermissionPromptStdio]).
+	HostArgs []string
 }
 
-// Stats says what happened in one [Run], for tests and diagnostics.
+// How a session ended ([Stats.End]).
+const (
+	// EndReplies: every awaited reply came (or none was awaited).
+	EndReplies = "replies"
+	// EndTimeout: the plan's timeout passed with replies still awaited.
+	EndTimeout = "timeout"
+	// EndHostClosed: the host closed the double's stdin (ended the session,
+	// or exited) with replies still awaited.
+	EndHostClosed = "host_closed"
+	// EndMalformed: the host wrote a line the strict reader rejects, or a
+	// control_response that names no request; the session ended there.
+	EndMalformed = "malformed"
+)
+
+// Stats says what happened in one [Run]; its JSON form is the end record
+// the runner reads (runner.Config.Spawn).
 type Stats struct {
 	// Played is true once the send lines were written.
-	Played bool
+	Played bool `json:"played"`
 	// UserTurn is true if the play was started by a user turn.
-	UserTurn bool
+	UserTurn bool `json:"user_turn"`
 	// Pending lists the canonical request_ids of Plan.Replies that got no
-	// control_response.
-	Pending []string
+	// control_response (withheld requests excluded), sorted.
+	Pending []string `json:"pending,omitempty"`
 	// HostEOF is true if the host closed the double's stdin.
-	HostEOF bool
+	HostEOF bool `json:"host_eof"`
+	// End is how the session ended: [EndReplies], [EndTimeout],
+	// [EndHostClosed] or [EndMalformed].
+	End string `json:"end"`
+	// Detail says more for EndMalformed: the host line's number (1-based,
+	// counting every line the host wrote) and what is wrong with it.
+	Detail string `json:"detail,omitempty"`
+	// Withheld lists the canonical request_ids of can_use_tool requests the
+	// double did not send because the host did not start it with
+	// --permission-prompt-tool stdio, in plan order.
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 const defaultSessionID = "00000000-0000-4000-8000-000000000000"
@@ -178,6 +255,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, e
 
 	d := &session{o: o, w: w, pending: pending, st: &Stats{}}
 	st := d.st
+	stdio := PermissionPromptStdio(o.HostArgs)
 
 	// 1. Startup: answer the host's requests until a user turn or a quiet
 	// UserTurnWait. The whole startup is bounded by the plan's timeout too.
@@ -198,6 +276,8 @@ startupLoop:
 				return st, err
 			}
 			switch kind {
+			case kindMalformed:
+				return d.malformed()
 			case kindUser:
 				st.UserTurn = true
 				break startupLoop
@@ -216,6 +296,11 @@ startupLoop:
 	// 2. Play the vector and collect the host's answers.
 	for _, s := range o.Plan.Send {
 		b, _ := base64.StdEncoding.DecodeString(s) // checked by ReadPlan
+		if id, ok := canUseTool(b); ok && !stdio {
+			st.Withheld = append(st.Withheld, id)
+			delete(d.pending, id)
+			continue
+		}
 		w.write(append(b, '\n'))
 	}
 	st.Played = true
@@ -229,8 +314,12 @@ collect:
 				st.HostEOF = true
 				break collect
 			}
-			if _, err := d.handle(ln.data); err != nil {
+			kind, err := d.handle(ln.data)
+			if err != nil {
 				return st, err
+			}
+			if kind == kindMalformed {
+				return d.malformed()
 			}
 		case <-deadline.C:
 			break collect
@@ -242,6 +331,14 @@ collect:
 		st.Pending = append(st.Pending, k)
 	}
 	sort.Strings(st.Pending)
+	switch {
+	case len(st.Pending) == 0:
+		st.End = EndReplies
+	case st.HostEOF:
+		st.End = EndHostClosed
+	default:
+		st.End = EndTimeout
+	}
 
 	// 3. End the turn like the CLI and record what the host still writes
 	// until it closes stdin.
@@ -270,9 +367,10 @@ collect:
 type lineKind int
 
 const (
-	kindOther   lineKind = iota // recorded in the transcript
-	kindRequest                 // the host's own control_request, answered
-	kindUser                    // a user turn
+	kindOther     lineKind = iota // recorded in the transcript
+	kindRequest                   // the host's own control_request, answered
+	kindUser                      // a user turn
+	kindMalformed                 // recorded in the transcript; ends the session
 )
 
 type session struct {
@@ -280,48 +378,95 @@ type session struct {
 	w       *writer
 	pending map[string]bool
 	st      *Stats
+	// n counts the host's lines; why says what is wrong with the last
+	// kindMalformed line.
+	n   int
+	why string
 }
 
-// envelope is what the double needs of a host line.
-type envelope struct {
-	Type      string          `json:"type"`
-	RequestID json.RawMessage `json:"request_id"`
-	Request   *struct {
-		Subtype string `json:"subtype"`
-	} `json:"request"`
-	Response *struct {
+// malformed ends the session at the host's malformed line: no result
+// frame, as the CLI exits on a line it cannot parse.
+func (d *session) malformed() (*Stats, error) {
+	d.st.End = EndMalformed
+	d.st.Detail = fmt.Sprintf("host line %d: %s", d.n, d.why)
+	for k := range d.pending {
+		d.st.Pending = append(d.st.Pending, k)
+	}
+	sort.Strings(d.st.Pending)
+	return d.st, d.w.drain(d.o.EndWait)
+}
+
+// canUseTool returns the canonical request_id of line if it is a
+// can_use_tool control_request (read leniently, as the runner reads what
+// it sends).
+func canUseTool(line []byte) (string, bool) {
+	var env struct {
+		Type      string          `json:"type"`
 		RequestID json.RawMessage `json:"request_id"`
-	} `json:"response"`
+		Request   struct {
+			Subtype string `json:"subtype"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(line, &env) != nil || env.Type != "control_request" || env.Request.Subtype != "can_use_tool" || env.RequestID == nil {
+		return "", false
+	}
+	k, err := canon.CanonicalBytes(env.RequestID)
+	if err != nil {
+		return "", false
+	}
+	return string(k), true
 }
 
 // handle classifies one host line, records it and answers it if it is the
-// host's own request.
+// host's own request. The line is read strictly (canon.Parse), as the
+// runner reads it; kindMalformed sets d.why.
 func (d *session) handle(line []byte) (lineKind, error) {
-	var env envelope
+	d.n++
 	if len(bytes.TrimSpace(line)) == 0 {
-		return kindOther, d.record(d.o.Transcript, line)
+		return kindOther, d.record(d.o.Transcript, line) // the runner skips blank lines too
 	}
-	if err := json.Unmarshal(line, &env); err != nil {
-		return kindOther, d.record(d.o.Transcript, line)
+	v, err := canon.Parse(line)
+	if err != nil {
+		d.why = err.Error()
+		return kindMalformed, d.record(d.o.Transcript, line)
 	}
-	switch env.Type {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		d.why = "not a JSON object"
+		return kindMalformed, d.record(d.o.Transcript, line)
+	}
+	switch obj["type"] {
 	case "control_request":
 		if err := d.record(d.o.Observed, line); err != nil {
 			return kindRequest, err
 		}
 		sub := ""
-		if env.Request != nil {
-			sub = env.Request.Subtype
+		if req, ok := obj["request"].(map[string]any); ok {
+			sub, _ = req["subtype"].(string)
 		}
-		d.w.write(d.answer(env.RequestID, sub))
+		var id json.RawMessage
+		if rid, ok := obj["request_id"]; ok {
+			id, _ = canon.Canonical(rid)
+		}
+		d.w.write(d.answer(id, sub))
 		return kindRequest, nil
 	case "user":
 		return kindUser, d.record(d.o.Observed, line)
 	case "control_response":
-		if env.Response != nil && env.Response.RequestID != nil {
-			if k, err := canon.CanonicalBytes(env.Response.RequestID); err == nil {
-				delete(d.pending, string(k))
-			}
+		resp, ok := obj["response"].(map[string]any)
+		if !ok {
+			d.why = "a control_response without a response object"
+			return kindMalformed, d.record(d.o.Transcript, line)
+		}
+		rid, ok := resp["request_id"]
+		if !ok {
+			d.why = "a control_response without response.request_id"
+			return kindMalformed, d.record(d.o.Transcript, line)
+		}
+		// Any subtype answers the request: the runner judges the reply
+		// (schema, body) from the transcript.
+		if k, err := canon.Canonical(rid); err == nil {
+			delete(d.pending, string(k))
 		}
 	}
 	return kindOther, d.record(d.o.Transcript, line)

@@ -123,7 +123,8 @@ func (r *run) wait(t *testing.T) {
 func TestSessionLikeTheSDKs(t *testing.T) {
 	t.Parallel()
 	req := `{"type":"control_request","request_id":"req-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{}}}`
-	h, r := start(t, Options{Plan: plan(5000, []string{`"req-1"`}, req, `{"type":"system","subtype":"status"}`)})
+	h, r := start(t, Options{Plan: plan(5000, []string{`"req-1"`}, req, `{"type":"system","subtype":"status"}`),
+		HostArgs: []string{"--output-format", "stream-json", "--permission-prompt-tool", "stdio"}})
 
 	initLine := `{"type":"control_request","request_id":"init-1","request":{"subtype":"initialize","hooks":null}}`
 	h.send(initLine)
@@ -159,7 +160,7 @@ func TestSessionLikeTheSDKs(t *testing.T) {
 	if diff := cmp.Diff([]string{initLine, user}, r.obs.lines()); diff != "" {
 		t.Errorf("observed (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(&Stats{Played: true, UserTurn: true, HostEOF: true}, r.st); diff != "" {
+	if diff := cmp.Diff(&Stats{Played: true, UserTurn: true, HostEOF: true, End: EndReplies}, r.st); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}
 }
@@ -259,5 +260,131 @@ func TestReadPlan(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"send":["not base64!"]}`), 0o600)
 	if _, err := ReadPlan(bad); err == nil {
 		t.Error("bad base64 accepted")
+	}
+}
+
+func TestCanUseToolNeedsPermissionPromptStdio(t *testing.T) {
+	t.Parallel()
+	req := `{"type":"control_request","request_id":"req-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{}}}`
+	hook := `{"type":"control_request","request_id":"req-2","request":{"subtype":"hook_callback","callback_id":"hook_0","input":{}}}`
+	h, r := start(t, Options{Plan: plan(5000, []string{`"req-1"`, `"req-2"`}, req, hook), UserTurnWait: 20 * time.Millisecond,
+		HostArgs: []string{"--output-format", "stream-json", "--permission-prompt-tool", "mcp__perm__ask"}})
+	if got := h.next(); got["request_id"] != "req-2" {
+		t.Fatalf("first played line = %v, want the hook request (can_use_tool withheld)", got)
+	}
+	h.send(`{"type":"control_response","response":{"subtype":"success","request_id":"req-2","response":{}}}`)
+	if got := h.next(); got["type"] != "result" {
+		t.Fatalf("want result, got %v", got)
+	}
+	h.w.Close()
+	r.wait(t)
+	want := &Stats{Played: true, HostEOF: true, End: EndReplies, Withheld: []string{`"req-1"`}}
+	if diff := cmp.Diff(want, r.st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestPermissionPromptStdio(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--permission-prompt-tool", "stdio"}, true},
+		{[]string{"--verbose", "--permission-prompt-tool=stdio"}, true},
+		{[]string{"--permission-prompt-tool"}, false},
+		{[]string{"--permission-prompt-tool", "mcp__x__y"}, false},
+		{[]string{"stdio"}, false},
+		{nil, false},
+	} {
+		if got := PermissionPromptStdio(tc.args); got != tc.want {
+			t.Errorf("PermissionPromptStdio(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestIsVersionProbe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--version"}, true},
+		{[]string{"-v"}, true},
+		{[]string{"-V"}, true},
+		{[]string{"-p", "--output-format", "stream-json", "-v"}, true},
+		{[]string{"--verbose"}, false},
+		{[]string{"--vers"}, false},
+		{nil, false},
+	} {
+		if got := IsVersionProbe(tc.args); got != tc.want {
+			t.Errorf("IsVersionProbe(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+	if VersionLine != "2.1.332 (Claude Code)\n" {
+		t.Errorf("VersionLine = %q", VersionLine)
+	}
+}
+
+// A line the runner would reject ends the session at once: no result
+// frame, the pending replies stay pending, and the end record says why.
+func TestMalformedHostLineEndsTheSession(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, line, why string
+	}{
+		{"not JSON", `{"type":"control_response",`, "host line 1: "},
+		{"duplicate key", `{"type":"control_response","type":"control_response","response":{"subtype":"success","request_id":"a","response":{}}}`, "host line 1: "},
+		{"not an object", `["a"]`, "host line 1: not a JSON object"},
+		{"no response", `{"type":"control_response","request_id":"a"}`, "host line 1: a control_response without a response object"},
+		{"no request_id", `{"type":"control_response","response":{"subtype":"success","response":{}}}`, "host line 1: a control_response without response.request_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, r := start(t, Options{Plan: plan(60000, []string{`"a"`}, `{"type":"system"}`), UserTurnWait: 10 * time.Millisecond})
+			h.next() // played line
+			h.send(tc.line)
+			r.wait(t)
+			if r.st.End != EndMalformed || !strings.HasPrefix(r.st.Detail, tc.why) {
+				t.Errorf("end %q detail %q, want %q and a detail starting %q", r.st.End, r.st.Detail, EndMalformed, tc.why)
+			}
+			if diff := cmp.Diff([]string{`"a"`}, r.st.Pending); diff != "" {
+				t.Errorf("pending (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{tc.line}, r.tr.lines()); diff != "" {
+				t.Errorf("transcript (-want +got):\n%s", diff)
+			}
+			if h.out.Scan() {
+				t.Errorf("double wrote %q after the malformed line, want nothing (no result frame)", h.out.Text())
+			}
+		})
+	}
+}
+
+// A reply with another subtype still answers its request: the runner
+// judges its shape, and the session does not wait for a timeout.
+func TestAnyReplySubtypeAnswers(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(60000, []string{`"a"`}, `{"type":"system"}`), UserTurnWait: 10 * time.Millisecond})
+	h.next()
+	h.send(`{"type":"control_response","response":{"subtype":"succes","request_id":"a"}}`)
+	if got := h.next(); got["type"] != "result" {
+		t.Fatalf("want result, got %v", got)
+	}
+	h.w.Close()
+	r.wait(t)
+	if r.st.End != EndReplies || len(r.st.Pending) != 0 {
+		t.Errorf("stats = %+v", r.st)
+	}
+}
+
+func TestHostClosedBeforeReplying(t *testing.T) {
+	t.Parallel()
+	h, r := start(t, Options{Plan: plan(60000, []string{`"a"`}, `{"type":"system"}`), UserTurnWait: 10 * time.Millisecond})
+	h.next()
+	h.w.Close()
+	r.wait(t)
+	if r.st.End != EndHostClosed || !r.st.HostEOF {
+		t.Errorf("stats = %+v, want end %q", r.st, EndHostClosed)
 	}
 }

@@ -1,0 +1,3 @@
+module github.com/conform-kit/conform/impl/templates/go
+
+go 1.26

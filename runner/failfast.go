@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/conform-kit/conform/internal/suite"
+)
+
+// Finding codes of fail fast: the cause of a run that stopped after its
+// probe vectors (see [plan.failFast]). Public API, like those in result.go.
+const (
+	// FindingIUTExitedAtStart: the IUT ended (exit status, signal, or
+	// stdout closed) before writing a single line, on every probe vector.
+	FindingIUTExitedAtStart = "IUT_EXITED_AT_START"
+	// FindingIUTSilent: the IUT wrote nothing and answered no request
+	// within the timeout, on every probe vector.
+	FindingIUTSilent = "IUT_SILENT"
+	// FindingHostSilent (spawned mode): the host started the agent but
+	// answered none of the vector's requests, on every probe vector.
+	FindingHostSilent = "HOST_SILENT"
+)
+
+// probeCount is how many vectors fail fast runs first.
+const probeCount = 2
+
+// probeScan bounds how many vectors are loaded to choose the probes.
+const probeScan = 50
+
+// failFast runs the probe vectors first: up to two required or
+// recommended vectors that wait for replies with stdin open, the second
+// with another first request subtype when one is found among the first
+// vectors, so that an IUT that only lacks one feature is not taken for a
+// dead one. When the IUT is dead or silent on every probe (it wrote no
+// line, answered nothing, and crashed, hung or closed stdout), stop is the
+// first probe's result with one more finding naming the cause, and the
+// run ends there. probed holds the probes' results by vector index, kept
+// as those vectors' results either way. Its error is IUT_START.
+func (p *plan) failFast(ctx context.Context) (stop *Result, probed map[int]Result, err error) {
+	idx := p.probes()
+	if len(idx) == 0 {
+		return nil, nil, nil
+	}
+	type probe struct {
+		res Result
+		out *outcome
+		err error
+	}
+	got := make([]probe, len(idx))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, p.cfg.Jobs))
+	for n, i := range idx {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			got[n].res, got[n].out, got[n].err = p.vectorOutcome(ctx, p.vectors[i])
+		}()
+	}
+	wg.Wait()
+	probed = map[int]Result{}
+	for n, i := range idx {
+		if got[n].err != nil {
+			return nil, nil, got[n].err
+		}
+		if got[n].res.Status != NotRun {
+			probed[i] = got[n].res
+			if p.cfg.Progress != nil {
+				p.cfg.Progress(got[n].res)
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, probed, nil
+	}
+	var code string
+	var why []string
+	for n := range got {
+		c, msg := p.deadOrSilent(got[n].res, got[n].out)
+		if c == "" {
+			return nil, probed, nil
+		}
+		if code == "" {
+			code = c
+		}
+		why = append(why, fmt.Sprintf("%s: %s", got[n].res.ID, msg))
+	}
+	first := got[0].res
+	ids := make([]string, len(got))
+	for n := range got {
+		ids[n] = got[n].res.ID
+	}
+	msg := fmt.Sprintf("%s (%s) on the first vector(s) run (%s), so the other %d vector(s) were not run (--no-fail-fast runs them anyway). %s",
+		causeText[code], code, strings.Join(ids, ", "), len(p.vectors)-len(got), strings.Join(why, "; "))
+	if tail := lastLine(first.Stderr); tail != "" {
+		msg += ". Its stderr ends with " + tail
+	}
+	stop = &first
+	stop.Findings = append(slices.Clone(first.Findings), Finding{Code: code, Status: first.Status, Message: msg})
+	return stop, probed, nil
+}
+
+var causeText = map[string]string{
+	FindingIUTExitedAtStart: "the IUT cannot start: it ended before writing a line",
+	FindingIUTSilent:        "the IUT never answers: it wrote nothing and answered no request within the timeout",
+	FindingAgentNotStarted:  "the host never starts the agent for a session",
+	FindingHostSilent:       "the host starts the agent but answers none of its requests",
+}
+
+// probes returns the indexes in p.vectors of the probe vectors.
+func (p *plan) probes() []int {
+	var out []int
+	first, fallback := "", -1
+	for i, v := range p.vectors {
+		if i >= probeScan && (len(out) > 0 || i >= 2*probeScan) {
+			break
+		}
+		if v.Level == suite.LevelInformational {
+			continue
+		}
+		l, err := p.load(v)
+		if err != nil || len(l.v.Expect.Replies) == 0 || l.v.Expect.Exit != "" {
+			continue
+		}
+		sub := firstSubtype(l.input)
+		switch {
+		case len(out) == 0:
+			out, first = append(out, i), sub
+		case sub != first:
+			return append(out, i)
+		case fallback < 0:
+			fallback = i
+		}
+	}
+	if len(out) == 1 && fallback >= 0 && probeCount > 1 {
+		out = append(out, fallback)
+	}
+	return out
+}
+
+// firstSubtype is the subtype of the first control_request among the send
+// lines, or "".
+func firstSubtype(input [][]byte) string {
+	for _, b := range input {
+		var f struct {
+			Type    string `json:"type"`
+			Request struct {
+				Subtype string `json:"subtype"`
+			} `json:"request"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(b), &f) == nil && f.Type == "control_request" {
+			return f.Request.Subtype
+		}
+	}
+	return ""
+}
+
+// deadOrSilent returns the fail-fast cause a probe's result shows, with
+// the finding that shows it, or "" when the IUT took part (it wrote a
+// line, answered a request, or the vector awaited no reply).
+func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
+	if o == nil || o.awaited == 0 || o.lines > 0 {
+		return "", ""
+	}
+	if r.Status != Crash && r.Status != Timeout && r.Status != ProtocolError {
+		return "", ""
+	}
+	find := func(codes ...string) (Finding, bool) {
+		for _, f := range r.Findings {
+			if slices.Contains(codes, f.Code) && f.Status != "" {
+				return f, true
+			}
+		}
+		return Finding{}, false
+	}
+	if p.cfg.Spawn != nil {
+		if f, ok := find(FindingAgentNotStarted); ok {
+			return FindingAgentNotStarted, f.Message
+		}
+		if f, ok := find(FindingReplyMissing, FindingExitEarly, FindingKilledBySignal, FindingExitNonzero); ok {
+			return FindingHostSilent, f.Message
+		}
+		return "", ""
+	}
+	if f, ok := find(FindingExitEarly, FindingKilledBySignal, FindingStdoutClosed); ok {
+		return FindingIUTExitedAtStart, f.Message
+	}
+	if f, ok := find(FindingReplyMissing); ok && f.Status == Timeout {
+		return FindingIUTSilent, f.Message
+	}
+	return "", ""
+}
+
+// lastLine returns the last non-blank line of s, quoted and cut to 200
+// bytes, or "".
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n \t\r"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return ""
+	}
+	return quote([]byte(last))
+}
