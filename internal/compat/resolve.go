@@ -8,12 +8,18 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/schema"
 )
 
 // doc is one schema document whose local $ref have been checked.
 type doc struct {
 	name string // "old" or "new", for error messages
-	root any
+	root any    // the translated (draft 2020-12) document
+	// tr maps locations of root back to the original document; std
+	// validates instances against the original document (nil when it does
+	// not compile as a whole).
+	tr  *translated
+	std *schema.Standalone
 }
 
 // newDoc checks every $ref of root: local, resolvable, and not part of a
