@@ -240,7 +240,11 @@ func readPeer(path string) (map[string]outcome, error) {
 func ours(c Case, dir string, timeout time.Duration) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	rep, err := compat.Compare(ctx, c.Old, c.New, compat.Options{Direction: dir, StrictOpen: true})
+	opt := compat.Options{Direction: dir, StrictOpen: true}
+	if c.Corpus == "karapace" {
+		opt.DefaultDraft = "draft-07" // Karapace reads its schemas with Draft7Validator
+	}
+	rep, err := compat.Compare(ctx, c.Old, c.New, opt)
 	if err != nil {
 		return outcome{verdict: "error", evidence: string(kiterr.CodeOf(err)) + ": " + err.Error()}
 	}

@@ -53,6 +53,9 @@ type Options struct {
 	// readers that fill defaults before they validate. Default false:
 	// default is an annotation and a validating reader rejects old messages.
 	RequiredDefaultAdditive bool
+	// DefaultDraft is the draft of a document without $schema: "2020-12"
+	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
+	DefaultDraft string
 }
 
 // Evidence values of [Finding].Evidence and [Check].Evidence.
@@ -204,11 +207,15 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	default:
 		return Report{}, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
 	}
-	od, err := loadDoc("old", old, opt)
+	def, ok := parseDialect(opt.DefaultDraft)
+	if !ok {
+		return Report{}, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
+	}
+	od, err := loadDoc("old", old, opt, def)
 	if err != nil {
 		return Report{}, err
 	}
-	nd, err := loadDoc("new", new, opt)
+	nd, err := loadDoc("new", new, opt, def)
 	if err != nil {
 		return Report{}, err
 	}
@@ -290,13 +297,13 @@ func (r *Report) recount() {
 
 // loadDoc reads a document in its draft, translated to 2020-12, with its
 // references checked and a validator for witnesses.
-func loadDoc(name string, root any, opt Options) (*doc, error) {
+func loadDoc(name string, root any, opt Options, def dialect) (*doc, error) {
 	switch root.(type) {
 	case bool, map[string]any:
 	default:
 		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
 	}
-	tr, err := translate(name, root)
+	tr, err := translate(name, root, def)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +312,7 @@ func loadDoc(name string, root any, opt Options) (*doc, error) {
 		return nil, err
 	}
 	d.tr = tr
-	if std, err := schema.NewStandalone(name, root, !opt.FormatAnnotation); err == nil {
+	if std, err := schema.NewStandalone(name, root, !opt.FormatAnnotation, def.String()); err == nil {
 		d.std = std
 	}
 	return d, nil

@@ -36,14 +36,14 @@ func (d dialect) String() string {
 // dialectOf reads the root $schema. Absent means 2020-12. Errors:
 // SCHEMA_UNSUPPORTED for any other meta-schema (draft-03 and older, or an
 // unknown URL), SCHEMA_INVALID for a $schema that is not a string.
-func dialectOf(name string, root any) (dialect, error) {
+func dialectOf(name string, root any, def dialect) (dialect, error) {
 	m, ok := root.(map[string]any)
 	if !ok {
-		return draft2020, nil
+		return def, nil
 	}
 	raw, ok := m["$schema"]
 	if !ok {
-		return draft2020, nil
+		return def, nil
 	}
 	s, ok := raw.(string)
 	if !ok {
@@ -64,6 +64,23 @@ func dialectOf(name string, root any) (dialect, error) {
 		return draft2020, nil
 	}
 	return 0, kiterr.New(kiterr.SchemaUnsupported, "%s schema: $schema %q is not a supported draft (draft-04, -06, -07, 2019-09, 2020-12)", name, s)
+}
+
+// parseDialect reads a draft name of [Options].DefaultDraft.
+func parseDialect(s string) (dialect, bool) {
+	switch s {
+	case "", "2020-12":
+		return draft2020, true
+	case "2019-09":
+		return draft2019, true
+	case "draft-07", "7":
+		return draft07, true
+	case "draft-06", "6":
+		return draft06, true
+	case "draft-04", "4":
+		return draft04, true
+	}
+	return 0, false
 }
 
 // translated is a document rewritten into draft 2020-12 form, with the map
@@ -111,8 +128,8 @@ func (t *translated) origPointer(p string) string {
 // Errors: SCHEMA_UNSUPPORTED for $recursiveRef, $dynamicRef or a $schema it
 // does not know; SCHEMA_REF_REMOTE for a $ref outside the document;
 // SCHEMA_INVALID for a malformed $ref or $id.
-func translate(name string, root any) (*translated, error) {
-	dl, err := dialectOf(name, root)
+func translate(name string, root any, def dialect) (*translated, error) {
+	dl, err := dialectOf(name, root, def)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +206,9 @@ func (tr *translator) schema(v any, tLoc, oLoc string) (any, error) {
 				}
 			}
 		}
+	}
+	if _, isArr := out["items"].([]any); isArr && tr.dl == draft2020 {
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema %s: items is an array, the tuple form of draft-07 and 2019-09; in 2020-12 it is prefixItems (or declare the draft with $schema)", tr.name, show(oLoc))
 	}
 	if tr.dl <= draft2019 {
 		if arr, ok := out["items"].([]any); ok {

@@ -44,18 +44,20 @@ func (s sref) key() string {
 	return s.d.name + ":" + s.loc + s.view
 }
 
-// conj is a conjunction: every atom holds and no negation does.
+// conj is a conjunction: every atom holds, no negation does, and one
+// alternative of each pending disjunction holds.
 type conj struct {
 	atoms []sref
 	neg   []sref
+	disj  []disjunction
 }
 
 func (a conj) with(s sref) conj {
-	return conj{atoms: append(append([]sref{}, a.atoms...), s), neg: a.neg}
+	return conj{atoms: append(append([]sref{}, a.atoms...), s), neg: a.neg, disj: a.disj}
 }
 
 func (a conj) withNeg(s sref) conj {
-	return conj{atoms: a.atoms, neg: append(append([]sref{}, a.neg...), s)}
+	return conj{atoms: a.atoms, neg: append(append([]sref{}, a.neg...), s), disj: a.disj}
 }
 
 func (a conj) key() string {
@@ -69,7 +71,19 @@ func (a conj) key() string {
 		ns = append(ns, s.key())
 	}
 	sort.Strings(ns)
-	return strings.Join(ks, ",") + "!" + strings.Join(ns, ",")
+	k := strings.Join(ks, ",") + "!" + strings.Join(ns, ",")
+	for _, d := range a.disj {
+		k += "?" + d.kind
+		for _, x := range d.alts {
+			for _, p := range x.pos {
+				k += "+" + p.key()
+			}
+			for _, p := range x.neg {
+				k += "-" + p.key()
+			}
+		}
+	}
+	return k
 }
 
 // engine holds the memo tables of one Compare call.
@@ -77,7 +91,8 @@ type engine struct {
 	ctx        context.Context
 	opt        Options
 	memo       map[string]bool
-	inProgress map[string]bool
+	inProgress map[string]int // prove calls under way: descents at entry
+	descents   int            // prove calls that moved into a member or item
 	eqMemo     map[string]bool
 	emptyMemo  map[string]bool
 	depth      int
@@ -86,7 +101,7 @@ type engine struct {
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
-	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]bool{},
+	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]int{},
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{}}
 }
 
@@ -270,9 +285,14 @@ type disjunction struct {
 }
 
 // flatten splits a conjunction into atoms, negations and the disjunctions
-// still to expand. isEmpty is set when an atom is false.
+// still to expand (those of in first). Atoms are "pure" views of their
+// nodes: allOf, $ref, not, anyOf, oneOf, if/then/else are taken out (allOf
+// entries and the $ref target become atoms of their own, not a negation,
+// the rest disjunctions), so flattening again adds nothing twice. isEmpty
+// is set when an atom is false.
 func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty bool) {
 	seen := map[string]bool{}
+	disj = append(disj, in.disj...)
 	var add func(s sref)
 	add = func(s sref) {
 		s = s.deref()
@@ -288,7 +308,25 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 		if _, isMap := s.v.(map[string]any); !isMap {
 			return // true
 		}
-		atoms = append(atoms, s)
+		if s.view != "" {
+			atoms = append(atoms, s) // already pure
+			return
+		}
+		pure := map[string]any{}
+		combined := false
+		for k, v := range m {
+			switch k {
+			case "allOf", "$ref", "not", "anyOf", "oneOf", "if", "then", "else":
+				combined = true
+			default:
+				pure[k] = v
+			}
+		}
+		if !combined {
+			atoms = append(atoms, s)
+			return
+		}
+		atoms = append(atoms, sref{d: s.d, v: pure, loc: s.loc, view: "|pure"})
 		if arr, ok := m["allOf"].([]any); ok {
 			for i, x := range arr {
 				add(s.sub(x, "allOf", strconv.Itoa(i)))
@@ -334,9 +372,8 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 // alternatives; beyond it the prover answers "not proven".
 const maxAlternatives = 512
 
-// expand turns a conjunction into flat alternatives (no anyOf/oneOf/if
-// left). ok is false when there are more than maxAlternatives. Empty
-// alternatives are dropped.
+// expand turns a conjunction into flat alternatives (no disjunction left).
+// ok is false when there are more than maxAlternatives.
 func (e *engine) expand(in conj) (out []conj, ok bool) {
 	stack := []conj{in}
 	for len(stack) > 0 {
@@ -349,89 +386,21 @@ func (e *engine) expand(in conj) (out []conj, ok bool) {
 		if isEmpty {
 			continue
 		}
-		flat := conj{atoms: atoms, neg: neg}
 		if len(disj) == 0 {
-			out = append(out, flat)
+			out = append(out, conj{atoms: atoms, neg: neg})
 			continue
 		}
-		// expand the first disjunction; the atoms that carry the others
-		// are flattened again (and expand them) in the next round
-		base := conj{atoms: atoms, neg: neg}
-		first := disj[0].alts
-		rest := disj[1:]
-		for _, a := range first {
-			nc := conj{atoms: append([]sref{}, base.atoms...), neg: append(append([]sref{}, base.neg...), a.neg...)}
-			nc.atoms = append(nc.atoms, a.pos...)
-			// mark the expanded disjunction as done by replacing the atoms
-			// that carry disjunctions with "stripped" views
-			nc.atoms = stripDisj(nc.atoms, first, rest)
+		first, rest := disj[0], disj[1:]
+		for _, a := range first.alts {
+			nc := conj{
+				atoms: append(append([]sref{}, atoms...), a.pos...),
+				neg:   append(append([]sref{}, neg...), a.neg...),
+				disj:  rest,
+			}
 			stack = append(stack, nc)
 		}
 	}
 	return out, true
-}
-
-// stripDisj replaces atoms carrying an already expanded disjunction by a
-// synthetic view without it, so expansion terminates. The disjunctions in
-// rest stay on their atoms.
-func stripDisj(atoms []sref, done []alt, rest []disjunction) []sref {
-	out := make([]sref, 0, len(atoms))
-	for _, s := range atoms {
-		if _, ok := s.v.(map[string]any); !ok || s.d == nil {
-			out = append(out, s)
-			continue
-		}
-		if !carries(s, done) {
-			out = append(out, s)
-			continue
-		}
-		out = append(out, stripped(s, done))
-	}
-	_ = rest
-	return out
-}
-
-// carries reports whether atom s holds the disjunction d.
-func carries(s sref, d []alt) bool {
-	if len(d) == 0 || len(d[0].pos) == 0 {
-		return false
-	}
-	p := d[0].pos[0].loc
-	for _, kw := range []string{"/anyOf/", "/oneOf/"} {
-		if strings.HasPrefix(p, s.loc+kw) && !strings.Contains(p[len(s.loc+kw):], "/") {
-			return true
-		}
-	}
-	return strings.HasPrefix(p, s.loc+"/if") && p == s.loc+"/if"
-}
-
-// stripped returns a view of s without the keywords of disjunction d, kept
-// at the same location (so keys stay unique per view with a suffix).
-func stripped(s sref, d []alt) sref {
-	m := s.v.(map[string]any)
-	p := d[0].pos[0].loc[len(s.loc):]
-	drop := map[string]bool{}
-	switch {
-	case strings.HasPrefix(p, "/anyOf/"):
-		drop["anyOf"] = true
-	case strings.HasPrefix(p, "/oneOf/"):
-		drop["oneOf"] = true
-	default:
-		drop["if"], drop["then"], drop["else"] = true, true, true
-	}
-	nm := make(map[string]any, len(m))
-	for k, v := range m {
-		if !drop[k] {
-			nm[k] = v
-		}
-	}
-	// allOf, $ref and not were flattened already: drop them from the view
-	delete(nm, "allOf")
-	delete(nm, "not")
-	if _, has := nm["$ref"]; has {
-		delete(nm, "$ref")
-	}
-	return sref{d: s.d, v: nm, loc: s.loc, view: s.view + "-" + strings.Join(sortedKeys(drop), "-")}
 }
 
 // --- facts of a flat conjunction ------------------------------------------
@@ -704,7 +673,7 @@ func valueList(m map[string]any) ([]any, bool) {
 // over-approximation).
 func (e *engine) acceptsAll(a conj, v any) bool {
 	for _, s := range a.atoms {
-		if ok, known := e.valid(s, v); known && !ok {
+		if ok, known := e.validAs(s, v, true); known && !ok {
 			return false
 		}
 	}
@@ -718,12 +687,17 @@ func (e *engine) acceptsAll(a conj, v any) bool {
 
 // valid validates v against s with the real validator; known is false when
 // s cannot be compiled.
-func (e *engine) valid(s sref, v any) (ok, known bool) {
+func (e *engine) valid(s sref, v any) (ok, known bool) { return e.validAs(s, v, false) }
+
+// validAs: forFilter accepts a pure view (validated as its whole node: a
+// conjunction holding the view lies inside the node, so a value the node
+// rejects is not in it).
+func (e *engine) validAs(s sref, v any, forFilter bool) (ok, known bool) {
 	if s.d == nil {
 		return validSynthetic(s.v, v), true
 	}
-	if s.view != "" {
-		return false, false // a stripped view has no location of its own
+	if s.view != "" && !forFilter {
+		return false, false // a pure view is not its node
 	}
 	if s.d.std == nil {
 		return false, false
@@ -1035,19 +1009,21 @@ func (e *engine) prove(a conj, b sref) bool {
 	if v, ok := e.memo[k]; ok {
 		return v
 	}
-	if e.inProgress[k] {
-		return true // coinduction: a cycle through $ref
+	if at, ok := e.inProgress[k]; ok {
+		// coinduction over finite instances: a cycle that moved into a
+		// member or an item holds; one that did not proves nothing
+		return e.descents > at
 	}
 	if e.depth > maxDepth {
 		return false
 	}
-	e.inProgress[k] = true
+	e.inProgress[k] = e.descents
 	e.depth++
 	res := e.proveUncached(a, b)
 	e.depth--
 	delete(e.inProgress, k)
-	if e.err == nil {
-		e.memo[k] = res
+	if e.err == nil && (!res || len(e.inProgress) == 0) {
+		e.memo[k] = res // a true result below the top may rest on an assumption
 	}
 	return res
 }
@@ -1263,15 +1239,9 @@ func (e *engine) atomImplied(a conj, f facts, b sref) bool {
 				return false
 			}
 		default:
-			// an unknown keyword: only the same keyword with the same value
-			same := false
-			for _, s := range a.atoms {
-				sm, _ := s.m()
-				if w, ok := sm[kw]; ok && jsonText(w) == jsonText(v) {
-					same = true
-				}
-			}
-			if !same {
+			// a keyword of no 2020-12 vocabulary the validator asserts
+			// (legacy forms are translated first): validators ignore it
+			if assertedKeyword(kw) {
 				return false
 			}
 		}
@@ -1421,6 +1391,13 @@ func countImplied(f facts, kw string, v any) bool {
 // objImplied proves b's properties/patternProperties/additionalProperties
 // (and unevaluatedProperties without in-place applicators) for every member
 // of every object of a.
+// proveIn is prove for a member or an item (one level down the instance).
+func (e *engine) proveIn(a conj, b sref) bool {
+	e.descents++
+	defer func() { e.descents-- }()
+	return e.prove(a, b)
+}
+
 func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 	bprops, _ := m["properties"].(map[string]any)
 	bpat, _ := m["patternProperties"].(map[string]any)
@@ -1454,7 +1431,7 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 			if trivialS(r) {
 				continue
 			}
-			if !e.prove(an, r) {
+			if !e.proveIn(an, r) {
 				return false
 			}
 		}
@@ -1463,6 +1440,20 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 	for _, q := range sortedKeys(bpat) {
 		s := b.sub(bpat[q], "patternProperties", q)
 		if trivialS(s) {
+			continue
+		}
+		// the same pattern on a's side governs exactly those names
+		same := false
+		for _, x := range a.atoms {
+			xm, _ := x.m()
+			if pp, ok := xm["patternProperties"].(map[string]any); ok {
+				if ps, ok := pp[q]; ok && e.proveIn(conj{atoms: []sref{x.sub(ps, "patternProperties", q)}}, s) {
+					same = true
+					break
+				}
+			}
+		}
+		if same {
 			continue
 		}
 		if !e.regionImplied(a, s, func(p string) bool { return false }) {
@@ -1495,13 +1486,13 @@ func (e *engine) regionImplied(a conj, target sref, excluded func(pattern string
 		if !hasAdd {
 			continue
 		}
-		ok := e.prove(conj{atoms: []sref{s.sub(add, addLoc)}}, target)
+		ok := e.proveIn(conj{atoms: []sref{s.sub(add, addLoc)}}, target)
 		if pp, has := sm["patternProperties"].(map[string]any); ok && has {
 			for _, p := range sortedKeys(pp) {
 				if excluded(p) {
 					continue
 				}
-				if !e.prove(conj{atoms: []sref{s.sub(pp[p], "patternProperties", p)}}, target) {
+				if !e.proveIn(conj{atoms: []sref{s.sub(pp[p], "patternProperties", p)}}, target) {
 					ok = false
 					break
 				}
@@ -1515,12 +1506,12 @@ func (e *engine) regionImplied(a conj, target sref, excluded func(pattern string
 }
 
 func (e *engine) namesImplied(a conj, p sref) bool {
-	if e.prove(conj{atoms: []sref{typeAtom(tStr)}}, p) {
+	if e.proveIn(conj{atoms: []sref{typeAtom(tStr)}}, p) {
 		return true
 	}
 	for _, s := range a.atoms {
 		sm, _ := s.m()
-		if pn, ok := sm["propertyNames"]; ok && e.prove(conj{atoms: []sref{s.sub(pn, "propertyNames")}}, p) {
+		if pn, ok := sm["propertyNames"]; ok && e.proveIn(conj{atoms: []sref{s.sub(pn, "propertyNames")}}, p) {
 			return true
 		}
 	}
@@ -1635,7 +1626,7 @@ func (e *engine) arrayImplied(a conj, f facts, b sref, m map[string]any) bool {
 			continue
 		}
 		ai := e.item(a, i)
-		if !e.prove(ai, bi) {
+		if !e.proveIn(ai, bi) {
 			return false
 		}
 		if e.empty(ai) {
@@ -1677,9 +1668,19 @@ func (e *engine) containsImplied(a conj, b sref, m map[string]any) bool {
 			}
 			continue
 		}
-		if amin >= minC && e.prove(conj{atoms: []sref{s.sub(ac, "contains")}}, bc) {
+		if amin >= minC && e.proveIn(conj{atoms: []sref{s.sub(ac, "contains")}}, bc) {
 			return true
 		}
+	}
+	return false
+}
+
+// assertedKeyword reports whether kw is an assertion or applicator of draft
+// 2020-12 that the prover has no rule for (so it cannot be ignored).
+func assertedKeyword(kw string) bool {
+	switch kw {
+	case "$dynamicRef", "$recursiveRef", "dependencies", "additionalItems":
+		return true
 	}
 	return false
 }

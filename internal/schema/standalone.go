@@ -31,15 +31,21 @@ type Standalone struct {
 // name name ("old", "new"). With assertFormat, format is an assertion (as
 // in [NewSet]); without, an annotation. Compilation happens per location,
 // on first use. Errors: SCHEMA_INVALID when doc is not an object or boolean.
-func NewStandalone(name string, doc any, assertFormat bool) (*Standalone, error) {
+func NewStandalone(name string, doc any, assertFormat bool, defaultDraft string) (*Standalone, error) {
 	switch doc.(type) {
 	case bool, map[string]any:
 	default:
 		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, doc)
 	}
 	url := "file:///conform-compat/" + name + ".json"
+	drafts := map[string]*jsonschema.Draft{"": jsonschema.Draft2020, "2020-12": jsonschema.Draft2020, "2019-09": jsonschema.Draft2019,
+		"draft-07": jsonschema.Draft7, "draft-06": jsonschema.Draft6, "draft-04": jsonschema.Draft4}
+	draft, ok := drafts[defaultDraft]
+	if !ok {
+		return nil, kiterr.New(kiterr.Usage, "default draft %q", defaultDraft)
+	}
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c.DefaultDraft(draft)
 	c.UseLoader(refuseLoader{})
 	if assertFormat {
 		c.AssertFormat()
