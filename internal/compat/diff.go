@@ -29,6 +29,7 @@ type comparer struct {
 	// into positions whose meaning depends on the parent (oneOf branches,
 	// then/else).
 	subj    [2]string
+	cur     [2]string // the pair being compared (never pinned)
 	pin     int
 	checked map[string]outcome // semantic checks per subject pair and direction
 }
@@ -64,8 +65,8 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		c.err = ctxErr(err)
 		return
 	}
-	saved := c.subj
-	defer func() { c.subj = saved }()
+	saved, savedCur := c.subj, c.cur
+	defer func() { c.subj, c.cur = saved, savedCur }()
 	if om, ok := o.(map[string]any); ok && isRefOnly(om) {
 		if nm, ok := n.(map[string]any); ok && isRefOnly(nm) && om["$ref"] != nm["$ref"] {
 			ot, otl := c.old.deref(o, oLoc)
@@ -82,8 +83,9 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		return
 	}
 	c.seen[key] = true
+	c.cur = [2]string{oLoc, nLoc}
 	if c.pin == 0 {
-		c.subj = [2]string{oLoc, nLoc}
+		c.subj = c.cur
 	}
 
 	om, oFalse := asMap(o)

@@ -13,8 +13,14 @@ type findingMeta struct {
 	soft bool
 	// subj: the old and new schema locations the finding is about
 	subj [2]string
+	// own: the pair being compared when the finding was made (subj is a
+	// parent of it when the meaning depends on the parent)
+	own [2]string
 	// inOld: Pointer addresses the old document (the subject was removed)
 	inOld bool
+	// byName: the change breaks by name, not by value (a definition
+	// removed): it is never checked and stays BREAKING
+	byName bool
 }
 
 // add records a finding of rule at ptr about the current subject pair.
@@ -31,7 +37,7 @@ func (c *comparer) add(rule, ptr string, soft bool, format string, args ...any) 
 		Verdict:   VerdictAdditive,
 		Message:   fmt.Sprintf(format, args...),
 	})
-	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj})
+	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED"})
 }
 
 // addOld is add for a pointer into the old document.
@@ -108,6 +114,19 @@ func (c *comparer) check(subj [2]string, d Breaks) outcome {
 	return out
 }
 
+// localWitness searches a witness at the pair itself, out of the context
+// that pinned the subject to a parent.
+func (c *comparer) localWitness(pair [2]string, d Breaks) *Witness {
+	x, y := c.srefOld(pair[0]), c.srefNew(pair[1])
+	if d == BreaksWriter {
+		x, y = y, x
+	}
+	if w, ok := c.e.witness(x, y); ok {
+		return c.newWitness(w, d, pair)
+	}
+	return nil
+}
+
 func (c *comparer) scopeHolds(so, sn string, d Breaks) bool {
 	x, y := c.srefOld(so), c.srefNew(sn)
 	if d == BreaksWriter {
@@ -153,7 +172,16 @@ func (c *comparer) evaluate() {
 			if dirs&d == 0 {
 				continue
 			}
+			if m.byName {
+				broken |= d
+				continue
+			}
 			o := c.check(m.subj, d)
+			if o.kind == evidenceUnchecked && m.own != m.subj {
+				if w := c.localWitness(m.own, d); w != nil {
+					o = outcome{kind: evidenceWitness, witness: w}
+				}
+			}
 			if c.e.err != nil {
 				return
 			}
