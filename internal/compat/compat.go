@@ -317,4 +317,3 @@ func loadDoc(name string, root any, opt Options, def dialect) (*doc, error) {
 	}
 	return d, nil
 }
-
