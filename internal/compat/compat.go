@@ -239,6 +239,7 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	c.defs(od.root, "", nd.root, "")
 	if c.err == nil {
 		c.evaluate()
+		c.checkOverlaps()
 	}
 	if c.err == nil && c.e.err != nil {
 		c.err = c.e.err

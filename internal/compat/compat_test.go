@@ -182,7 +182,7 @@ func TestCompareRules(t *testing.T) {
 		{"branches reordered", `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"anyOf":[{"type":"integer"},{"type":"string"}]}`, compat.Options{}, nil},
 		{"branch matched by discriminator", `{"oneOf":[{"properties":{"t":{"const":"a"}}},{"properties":{"t":{"const":"b"},"x":{"type":"string"}}}]}`,
 			`{"oneOf":[{"properties":{"t":{"const":"b"},"x":{"type":"integer"}}},{"properties":{"t":{"const":"a"}}},{"properties":{"t":{"const":"c"}}}]}`, compat.Options{},
-			[]string{"BREAKING both TYPE_CHANGED /oneOf/0/properties/x", "BREAKING writer BRANCH_ADDED /oneOf/2"}},
+			[]string{"BREAKING reader ONEOF_OVERLAP /oneOf", "BREAKING both TYPE_CHANGED /oneOf/0/properties/x", "BREAKING writer BRANCH_ADDED /oneOf/2"}},
 		{"single-branch combinator changed means nothing", `{"anyOf":[{"type":"string"}]}`, `{"oneOf":[{"type":"string"}]}`, compat.Options{}, []string{"ADDITIVE both COMBINATOR_CHANGED /oneOf"}},
 		{"combinator changed", `{"anyOf":[{"type":"string"},{"maxLength":3}]}`, `{"oneOf":[{"type":"string"},{"maxLength":3}]}`, compat.Options{}, []string{"BREAKING reader COMBINATOR_CHANGED /oneOf"}},
 		{"conjunct added", `{"allOf":[{"type":"object"}]}`, `{"allOf":[{"type":"object"},{"required":["a"]}]}`, compat.Options{}, []string{"BREAKING reader CONJUNCT_ADDED /allOf/1"}},

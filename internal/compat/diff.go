@@ -32,6 +32,8 @@ type comparer struct {
 	cur     [2]string // the pair being compared (never pinned)
 	pin     int
 	checked map[string]outcome // semantic checks per subject pair and direction
+	// overlaps: oneOf lists whose branches changed, checked for overlap
+	overlaps []overlapCandidate
 }
 
 func pairKey(a, b string) string { return a + "\x00" + b }
@@ -137,7 +139,13 @@ func (c *comparer) defs(o any, oLoc string, n any, nLoc string) {
 			case inO && inN:
 				c.schema(ov, child(oLoc, kw, name), nv, child(nLoc, kw, name), false)
 			case inO:
-				c.addOld("DEFINITION_REMOVED", child(oLoc, kw, name), false, "definition %q was removed", name)
+				if c.old.refTargets[child(oLoc, kw, name)] {
+					// used by the document itself: its meaning is compared
+					// where it was used; only pointer users outside lose it
+					c.addOld("DEFINITION_REMOVED", child(oLoc, kw, name), true, "definition %q was removed; the document's own references to it are compared where they were", name)
+				} else {
+					c.addOld("DEFINITION_REMOVED", child(oLoc, kw, name), false, "definition %q was removed", name)
+				}
 			default:
 				c.add("DEFINITION_ADDED", child(nLoc, kw, name), false, "definition %q was added", name)
 			}
@@ -679,11 +687,15 @@ func (c *comparer) branches(o any, oBase string, n any, nBase string) {
 	ol, _ := o.([]any)
 	nl, _ := n.([]any)
 	pairs, oRest, nRest := c.pair(ol, oBase, nl, nBase)
+	before := len(c.findings)
 	c.pin++
 	for _, p := range pairs {
 		c.schema(ol[p[0]], child(oBase, strconv.Itoa(p[0])), nl[p[1]], child(nBase, strconv.Itoa(p[1])), false)
 	}
 	c.pin--
+	if strings.HasSuffix(nBase, "/oneOf") && (len(c.findings) > before || len(nRest) > 0) {
+		c.overlaps = append(c.overlaps, overlapCandidate{subj: c.subj, oneOf: nBase})
+	}
 	for _, i := range nRest {
 		ptr := child(nBase, strconv.Itoa(i))
 		if c.new.isNull(nl[i], ptr) {
@@ -725,18 +737,33 @@ func (c *comparer) pair(ol []any, oBase string, nl []any, nBase string) (pairs [
 			}
 		}
 	}
-	match(func(j, i int) bool { return c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
+	if len(ol)*len(nl) > 4096 {
+		// long lists: pair by keys in maps (equal text, same $ref, same
+		// discriminator), never all pairs
+		c.pairByKeys(ol, oLoc, nl, nLoc, usedO, usedN, &pairs)
+	}
+	match(func(j, i int) bool { return len(ol)*len(nl) <= 4096 && c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
+	small := len(ol)*len(nl) <= 4096
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		or, _ := refOf(ol[j])
 		nr, _ := refOf(nl[i])
 		return or != "" && or == nr
 	})
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		oif, ok1 := c.old.conditionalIf(ol[j], oLoc(j))
 		nif, ok2 := c.new.conditionalIf(nl[i], nLoc(i))
 		return ok1 && ok2 && c.same(oif.v, oif.loc, nif.v, nif.loc)
 	})
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		od := c.old.discriminator(ol[j], oLoc(j))
 		return od != "" && od == c.new.discriminator(nl[i], nLoc(i))
 	})
@@ -1160,4 +1187,41 @@ func (c *comparer) pairWrapped(ol []any, oItem func(int) string, nl []any, nItem
 		}
 	}
 	return pairs, oRest, nRest
+}
+
+// pairByKeys pairs entries of two long lists through maps: equal canonical
+// text, then the same $ref, then the same discriminator; linear, not
+// quadratic.
+func (c *comparer) pairByKeys(ol []any, oLoc func(int) string, nl []any, nLoc func(int) string, usedO, usedN []bool, pairs *[][2]int) {
+	keys := []struct {
+		o func(j int) string
+		n func(i int) string
+	}{
+		{func(j int) string { return jsonText(ol[j]) }, func(i int) string { return jsonText(nl[i]) }},
+		{func(j int) string { r, _ := refOf(ol[j]); return r }, func(i int) string { r, _ := refOf(nl[i]); return r }},
+		{func(j int) string { return c.old.discriminator(ol[j], oLoc(j)) }, func(i int) string { return c.new.discriminator(nl[i], nLoc(i)) }},
+	}
+	for _, k := range keys {
+		byKey := map[string][]int{}
+		for j := range ol {
+			if !usedO[j] {
+				if s := k.o(j); s != "" {
+					byKey[s] = append(byKey[s], j)
+				}
+			}
+		}
+		for i := range nl {
+			if usedN[i] {
+				continue
+			}
+			s := k.n(i)
+			if s == "" || len(byKey[s]) == 0 {
+				continue
+			}
+			j := byKey[s][0]
+			byKey[s] = byKey[s][1:]
+			usedO[j], usedN[i] = true, true
+			*pairs = append(*pairs, [2]int{j, i})
+		}
+	}
 }

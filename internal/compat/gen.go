@@ -21,10 +21,19 @@ import (
 const maxCandidates = 48
 
 // genDepth bounds nesting (objects in arrays in objects ...).
-const genDepth = 4
+const genDepth = 3
 
 type generator struct {
 	e *engine
+}
+
+// genKey names a values call for the engine's memo.
+func genKey(s sref, hs []sref, depth int) string {
+	k := s.key() + "@" + strconv.Itoa(depth)
+	for _, h := range hs {
+		k += "|" + h.key()
+	}
+	return k
 }
 
 // numLit makes a JSON number from a rational (integers exact, others as
@@ -54,7 +63,11 @@ type hintBag struct {
 func (g *generator) hints(hs []sref) hintBag {
 	var b hintBag
 	for _, h := range hs {
-		atoms, _, disj, _ := flatten(conj{atoms: []sref{h}})
+		atoms, neg, disj, _ := flatten(conj{atoms: []sref{h}})
+		for _, n := range neg {
+			more, _, _, _ := flatten(conj{atoms: []sref{n}})
+			atoms = append(atoms, more...)
+		}
 		for _, d := range disj {
 			for _, a := range d.alts {
 				for _, p := range a.pos {
@@ -102,6 +115,24 @@ func (g *generator) hints(hs []sref) hintBag {
 			if f, ok := m["format"].(string); ok {
 				b.formats = append(b.formats, f)
 			}
+			for _, kw := range []string{"contains", "propertyNames"} {
+				if sub, ok := m[kw]; ok {
+					more, _, _, _ := flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+					for _, x := range more {
+						xm, _ := x.m()
+						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+							if r, ok := rat(xm[k]); ok {
+								b.nums = append(b.nums, r)
+							}
+						}
+						for _, k := range []string{"minLength", "maxLength"} {
+							if n, ok := intOf(xm[k]); ok {
+								b.lens = append(b.lens, n)
+							}
+						}
+					}
+				}
+			}
 			if dr, ok := m["dependentRequired"].(map[string]any); ok {
 				for _, k := range sortedKeys(dr) {
 					b.names = append(b.names, k)
@@ -121,6 +152,17 @@ func (g *generator) values(s sref, hs []sref, depth int) []any {
 	if g.e.stop() {
 		return nil
 	}
+	k := genKey(s, hs, depth)
+	if v, ok := g.e.genMemo[k]; ok {
+		return v
+	}
+	g.e.genMemo[k] = nil // a recursive schema met again generates nothing more
+	v := g.valuesUncached(s, hs, depth)
+	g.e.genMemo[k] = v
+	return v
+}
+
+func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 	s = s.deref()
 	hb := g.hints(append([]sref{s}, hs...))
 	out := newCandSet()
@@ -472,6 +514,16 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 	for r := range f.required {
 		names[r] = true
 	}
+	for _, s := range append(append([]sref{}, a.atoms...), hs...) {
+		m, _ := s.m()
+		if pn, ok := m["propertyNames"]; ok {
+			for _, v := range g.values(s.sub(pn, "propertyNames"), nil, genDepth) {
+				if str, ok := v.(string); ok && len(names) < 64 {
+					names[str] = true
+				}
+			}
+		}
+	}
 	cands := map[string][]any{}
 	for _, n := range sortedKeys(names) {
 		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
@@ -511,6 +563,14 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 			o2[n] = v
 			out = append(out, o2)
 		}
+	}
+	for _, n := range sortedKeys(full) {
+		if f.required[n] {
+			continue
+		}
+		o := clone(full)
+		delete(o, n)
+		out = append(out, o)
 	}
 	for _, extra := range []string{"x-conform-extra", "b", "a"} {
 		if names[extra] {
@@ -596,6 +656,18 @@ func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []
 			}
 		}
 	}
+	// items drawn from contains schemas (of a and of the hints)
+	for _, s := range append(append([]sref{}, a.atoms...), hs...) {
+		m, _ := s.m()
+		if cv, ok := m["contains"]; ok {
+			for i, v := range g.values(s.sub(cv, "contains"), nil, depth+1) {
+				if i >= 12 {
+					break
+				}
+				out = append(out, []any{v})
+			}
+		}
+	}
 	// duplicates, for uniqueItems
 	if v, ok := at(0, 0); ok {
 		out = append(out, []any{v, v})
@@ -606,34 +678,64 @@ func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []
 // witness searches an instance that x accepts and y rejects, both checked
 // with the real validator. It returns the instance and true when found.
 func (e *engine) witness(x, y sref) (any, bool) {
+	return e.witnessWhere(x, y, nil)
+}
+
+// witnessWhere is witness with an extra condition on the instance.
+func (e *engine) witnessWhere(x, y sref, also func(any) bool) (any, bool) {
 	if e.stop() || x.d == nil || y.d == nil || x.d.std == nil || y.d.std == nil {
 		return nil, false
 	}
+	for _, v := range e.separating(x, y) {
+		if also == nil || also(v) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// maxValidations bounds the candidates one witness search validates.
+const maxValidations = 600
+
+// separating returns the generated candidates that x accepts and y
+// rejects, by the real validator, in generation order (cached per pair).
+func (e *engine) separating(x, y sref) []any {
+	k := x.key() + "\x00" + y.key()
+	if v, ok := e.sepMemo[k]; ok {
+		return v
+	}
 	g := &generator{e: e}
-	try := func(cands []any) (any, bool) {
+	var out []any
+	n := 0
+	try := func(cands []any) bool {
 		for _, v := range cands {
-			if e.stop() {
-				return nil, false
+			if e.stop() || n >= maxValidations {
+				return false
 			}
+			n++
 			okX, knownX := e.valid(x, v)
 			if !knownX {
-				return nil, false
+				return false
 			}
 			if !okX {
 				continue
 			}
 			okY, knownY := e.valid(y, v)
 			if !knownY {
-				return nil, false
+				return false
 			}
 			if !okY {
-				return v, true
+				out = append(out, v)
+				if len(out) >= 8 {
+					return false
+				}
 			}
 		}
-		return nil, false
+		return true
 	}
-	if v, ok := try(g.values(x, []sref{y}, 0)); ok {
-		return v, true
+	if try(g.values(x, []sref{y}, 0)) {
+		try(g.values(y, []sref{x}, 0))
 	}
-	return try(g.values(y, []sref{x}, 0))
+	e.sepMemo[k] = out
+	return out
 }

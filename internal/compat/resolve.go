@@ -20,6 +20,8 @@ type doc struct {
 	// not compile as a whole).
 	tr  *translated
 	std *schema.Standalone
+	// refTargets are the locations some $ref of the document points at
+	refTargets map[string]bool
 }
 
 // newDoc checks every $ref of root: local, resolvable, and not part of a
@@ -30,7 +32,7 @@ func newDoc(name string, root any) (*doc, error) {
 	default:
 		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
 	}
-	d := &doc{name: name, root: root}
+	d := &doc{name: name, root: root, refTargets: map[string]bool{}}
 	if err := d.check(root, ""); err != nil {
 		return nil, err
 	}
@@ -55,9 +57,11 @@ func (d *doc) check(v any, loc string) error {
 			if !ok {
 				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", d.name, show(loc), r)
 			}
-			if _, err := d.refLoc(s, loc); err != nil {
+			target, err := d.refLoc(s, loc)
+			if err != nil {
 				return err
 			}
+			d.refTargets[target] = true
 			if isRefOnly(v) {
 				if _, _, err := d.follow(v, loc); err != nil {
 					return err

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"context"
+	"math"
 	"math/big"
 	"regexp"
 	"regexp/syntax"
@@ -91,18 +92,26 @@ type engine struct {
 	ctx        context.Context
 	opt        Options
 	memo       map[string]bool
-	inProgress map[string]int // prove calls under way: descents at entry
-	descents   int            // prove calls that moved into a member or item
+	inProgress map[string]progress // prove calls under way
+	descents   int                 // prove calls that moved into a member or item
+	level      int                 // nesting of prove calls
+	// minDep is the lowest level of a prove call under way whose
+	// coinductive assumption the current computation used; a result is
+	// memoized only when it used none below its own level.
+	minDep int
 	eqMemo     map[string]bool
 	emptyMemo  map[string]bool
 	depth      int
 	err        error
 	regexps    map[string]*regexp.Regexp
+	genMemo    map[string][]any // generator results (gen.go)
+	sepMemo    map[string][]any // separating candidates per schema pair
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
-	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]int{},
-		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{}}
+	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
+		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}}
 }
 
 // stop reports whether the engine must give up (context done); the error
@@ -1009,24 +1018,37 @@ func (e *engine) prove(a conj, b sref) bool {
 	if v, ok := e.memo[k]; ok {
 		return v
 	}
-	if at, ok := e.inProgress[k]; ok {
+	if p, ok := e.inProgress[k]; ok {
 		// coinduction over finite instances: a cycle that moved into a
 		// member or an item holds; one that did not proves nothing
-		return e.descents > at
+		e.minDep = min(e.minDep, p.level)
+		return e.descents > p.descents
 	}
 	if e.depth > maxDepth {
 		return false
 	}
-	e.inProgress[k] = e.descents
+	outer := e.minDep
+	e.minDep = math.MaxInt
+	e.level++
+	my := e.level
+	e.inProgress[k] = progress{descents: e.descents, level: my}
 	e.depth++
 	res := e.proveUncached(a, b)
 	e.depth--
+	e.level--
 	delete(e.inProgress, k)
-	if e.err == nil && (!res || len(e.inProgress) == 0) {
-		e.memo[k] = res // a true result below the top may rest on an assumption
+	if e.err == nil && (!res || e.minDep >= my) {
+		e.memo[k] = res // false always holds; true when no outer assumption was used
 	}
+	dep := e.minDep
+	if dep >= my {
+		dep = math.MaxInt
+	}
+	e.minDep = min(outer, dep)
 	return res
 }
+
+type progress struct{ descents, level int }
 
 func (e *engine) proveUncached(a conj, b sref) bool {
 	if _, isFalse := b.m(); isFalse {

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ func (c *comparer) add(rule, ptr string, soft bool, format string, args ...any) 
 		Verdict:   VerdictAdditive,
 		Message:   fmt.Sprintf(format, args...),
 	})
-	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED"})
+	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED" && !soft})
 }
 
 // addOld is add for a pointer into the old document.
@@ -249,4 +250,49 @@ func (c *comparer) rootChecks(findings []Finding) []Check {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// overlapCandidate is a oneOf (at pointer oneOf of the new document) whose
+// branches changed, held by the schema pair subj.
+type overlapCandidate struct {
+	subj  [2]string
+	oneOf string
+}
+
+// checkOverlaps adds an ONEOF_OVERLAP finding for each changed oneOf where
+// an instance the old holder accepts matches two or more branches of the
+// new oneOf and is rejected by the new holder (reader direction only).
+func (c *comparer) checkOverlaps() {
+	if c.filter&BreaksReader == 0 {
+		return
+	}
+	done := map[string]bool{}
+	for _, oc := range c.overlaps {
+		if done[oc.oneOf] || c.e.stop() {
+			continue
+		}
+		done[oc.oneOf] = true
+		x, y := c.srefOld(oc.subj[0]), c.srefNew(oc.subj[1])
+		list, _ := c.srefNew(oc.oneOf).v.([]any)
+		w, ok := c.e.witnessWhere(x, y, func(v any) bool {
+			n := 0
+			for i, b := range list {
+				if ok, known := c.e.valid(sref{d: c.new, v: b, loc: child(oc.oneOf, strconv.Itoa(i))}, v); known && ok {
+					n++
+				}
+			}
+			return n >= 2
+		})
+		if !ok {
+			continue
+		}
+		saved := c.subj
+		c.subj = oc.subj
+		c.add("ONEOF_OVERLAP", oc.oneOf, false, "a value the old schema accepted now matches %d or more branches of this oneOf, which rejects it", 2)
+		c.subj = saved
+		f := &c.findings[len(c.findings)-1]
+		f.Verdict, f.Direction, f.Evidence = VerdictBreaking, DirectionReader, evidenceWitness
+		f.Witness = c.newWitness(w, BreaksReader, oc.subj)
+		c.meta[len(c.meta)-1].soft = true // decided here; evaluate leaves it
+	}
 }
