@@ -136,6 +136,7 @@ func main() {
 	karapace := flag.String("karapace", "", "a checkout of Karapace")
 	export := flag.String("export", "", "write the cases as JSON lines for peers.py")
 	list := flag.Bool("list", false, "print every disagreement with its evidence")
+	defaults := flag.Bool("defaults", false, "run conform with its default options instead of --strict-open (see bench/README.md)")
 	timeout := flag.Duration("timeout", 10*time.Second, "bound of one comparison")
 	peers := peerFlag{}
 	flag.Var(peers, "peer", "NAME=FILE: a peer's verdicts from peers.py (repeatable)")
@@ -179,6 +180,7 @@ func main() {
 		peerNames = append(peerNames, name)
 	}
 	sort.Strings(peerNames)
+	strictOpen = !*defaults
 	report(os.Stdout, cases, peerNames, peerOut, *list, *timeout)
 }
 
@@ -236,11 +238,16 @@ func readPeer(path string) (map[string]outcome, error) {
 	return out, sc.Err()
 }
 
+// strictOpen: the corpora label set inclusion, where an undocumented
+// member of an open object is an instance like any other, so conform runs
+// with --strict-open unless --defaults.
+var strictOpen = true
+
 // ours runs conform compat on one case in one direction.
 func ours(c Case, dir string, timeout time.Duration) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	opt := compat.Options{Direction: dir, StrictOpen: true}
+	opt := compat.Options{Direction: dir, StrictOpen: strictOpen}
 	if c.Corpus == "karapace" {
 		opt.DefaultDraft = "draft-07" // Karapace reads its schemas with Draft7Validator
 	}
@@ -252,7 +259,7 @@ func ours(c Case, dir string, timeout time.Duration) outcome {
 }
 
 type tally struct {
-	n, agree, proven int
+	n, agree, proven, errors int
 	// m[label][verdict] counts; label "compatible"/"breaking".
 	m map[string]map[string]int
 }
@@ -268,6 +275,9 @@ func (t *tally) add(label bool, o outcome) bool {
 	}
 	t.n++
 	t.m[l][o.verdict]++
+	if o.verdict == "error" || o.verdict == "missing" {
+		t.errors++
+	}
 	if o.verdict == l {
 		t.agree++
 		return true
@@ -336,9 +346,9 @@ func report(w io.Writer, cases []Case, peerNames []string, peerOut map[string]ma
 	}
 	fmt.Fprintln(w, "Agreement with the labels (proven: conform's opposite verdict carries a checked witness or a stated subsumption)")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "| tool | corpus | direction | cases | agree | agree %% | proven | agree+proven %% |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| tool | corpus | direction | cases | errors | agree | agree %% | agree %% of answered | proven | agree+proven %% |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	row := func(tool string, g group, t *tally) {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | %d | %s |\n", tool, g.corpus, g.dir, t.n, t.agree, pct(t.agree, t.n), t.proven, pct(t.agree+t.proven, t.n))
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %s | %s | %d | %s |\n", tool, g.corpus, g.dir, t.n, t.errors, t.agree, pct(t.agree, t.n), pct(t.agree, t.n-t.errors), t.proven, pct(t.agree+t.proven, t.n))
 	}
 	for _, g := range groups {
 		row("conform", g, tallies[g])
@@ -346,7 +356,7 @@ func report(w io.Writer, cases []Case, peerNames []string, peerOut map[string]ma
 	for _, p := range peerNames {
 		for _, g := range groups {
 			t := peerTallies[p][g]
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %s | - | - |\n", p, g.corpus, g.dir, t.n, t.agree, pct(t.agree, t.n))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %s | %s | - | - |\n", p, g.corpus, g.dir, t.n, t.errors, t.agree, pct(t.agree, t.n), pct(t.agree, t.n-t.errors))
 		}
 	}
 	fmt.Fprintln(w)

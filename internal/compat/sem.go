@@ -98,14 +98,14 @@ type engine struct {
 	// minDep is the lowest level of a prove call under way whose
 	// coinductive assumption the current computation used; a result is
 	// memoized only when it used none below its own level.
-	minDep int
-	eqMemo     map[string]bool
-	emptyMemo  map[string]bool
-	depth      int
-	err        error
-	regexps    map[string]*regexp.Regexp
-	genMemo    map[string][]any // generator results (gen.go)
-	sepMemo    map[string][]any // separating candidates per schema pair
+	minDep    int
+	eqMemo    map[string]bool
+	emptyMemo map[string]bool
+	depth     int
+	err       error
+	regexps   map[string]*regexp.Regexp
+	genMemo   map[string][]any // generator results (gen.go)
+	sepMemo   map[string][]any // separating candidates per schema pair
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
