@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
@@ -17,9 +18,10 @@ import (
 // cmdCompat implements `conform compat OLD.json NEW.json`: it classifies the
 // changes between two JSON Schemas (internal/compat, docs/compat.md). Flags
 // may come before or after the two files. Exit status: 0 when nothing breaks
-// in the chosen direction, 1 when something does, 2 for a usage error or bad
-// input (unreadable file, bad JSON, remote or dangling $ref), 130 when
-// interrupted.
+// in the chosen direction (at the --fail-on level, ignore entries applied),
+// 1 when something does, 2 for a usage error or bad input (unreadable file,
+// bad JSON, remote or dangling $ref, unsupported draft), 3 when --timeout
+// passed (COMPAT_TIMEOUT), 130 when interrupted.
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -29,6 +31,11 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	enumAdditive := fl.Bool("enum-added-additive", false, "an enum value added is ADDITIVE (default: BREAKING for writers)")
 	formatAnnotation := fl.Bool("format-annotation", false, "treat format as an annotation: format changes are ADDITIVE")
 	requiredDefault := fl.Bool("required-default-additive", false, "a property with a default that becomes required is ADDITIVE")
+	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
+	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
+	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
+	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
+	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")
 	var files []string
 	for {
 		if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
@@ -47,17 +54,53 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *format != "text" && *format != "json" && *format != "github" {
 		return usageError(stderr, "compat", "--format must be text, json or github")
 	}
+	if *failOn != compat.SeverityError && *failOn != compat.SeverityWarning {
+		return usageError(stderr, "compat", "--fail-on must be error or warning")
+	}
+	if *timeout < 0 {
+		return usageError(stderr, "compat", "--timeout must not be negative")
+	}
+	var policy compat.Policy
+	for _, pf := range []struct {
+		path  string
+		parse func(f *os.File) error
+	}{
+		{*ignoreFile, func(f *os.File) (err error) { policy.Ignore, err = compat.ParseIgnore(f); return }},
+		{*severityFile, func(f *os.File) (err error) { policy.Severity, err = compat.ParseSeverities(f); return }},
+	} {
+		if pf.path == "" {
+			continue
+		}
+		f, err := os.Open(pf.path)
+		if err != nil {
+			fmt.Fprintf(stderr, "conform compat: %v\n", kiterr.Wrap(kiterr.IO, err, "read %s", pf.path))
+			return exitUsage
+		}
+		err = pf.parse(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "conform compat: %s: %v\n", pf.path, err)
+			return exitUsage
+		}
+	}
 	var docs [2]any
+	var raw [2][]byte
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "conform compat: %v\n", kiterr.Wrap(kiterr.IO, err, "read schema %s", f))
 			return exitUsage
 		}
+		raw[i] = data
 		if docs[i], err = canon.Parse(data); err != nil {
 			fmt.Fprintf(stderr, "conform compat: %s: %v\n", f, err)
 			return exitUsage
 		}
+	}
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
 	}
 	rep, err := compat.Compare(ctx, docs[0], docs[1], compat.Options{
 		Direction:               *direction,
@@ -65,13 +108,20 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		EnumAddedAdditive:       *enumAdditive,
 		FormatAnnotation:        *formatAnnotation,
 		RequiredDefaultAdditive: *requiredDefault,
+		DefaultDraft:            *defaultDraft,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
-		if kiterr.CodeOf(err) == kiterr.Interrupted {
+		switch kiterr.CodeOf(err) {
+		case kiterr.Interrupted:
 			return exitInterrupted
+		case kiterr.CompatTimeout:
+			return exitBroken
 		}
 		return exitUsage
+	}
+	for _, e := range policy.Apply(&rep) {
+		fmt.Fprintf(stderr, "conform compat: warning: %s line %d (%s %s) matched no finding\n", *ignoreFile, e.Line, e.Rule, e.Pointer)
 	}
 	switch *format {
 	case "json":
@@ -83,11 +133,11 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitBroken
 		}
 	case "github":
-		writeCompatGitHub(stdout, rep, files[1])
+		writeCompatGitHub(stdout, rep, files[1], raw[1])
 	default:
 		writeCompatText(stdout, rep, *direction)
 	}
-	if rep.Breaking > 0 {
+	if rep.Fails(*failOn) {
 		return exitFail
 	}
 	return exitPass
@@ -101,28 +151,78 @@ func showPointer(p string) string {
 	return p
 }
 
-// writeCompatText prints one line per finding, then a summary line.
+// writeCompatText prints one line per finding, then how it was decided
+// (the witness, the proof, or "unchecked"), then a summary line.
 func writeCompatText(w io.Writer, rep compat.Report, direction string) {
 	ruleWidth := 0
 	for _, f := range rep.Findings {
 		ruleWidth = max(ruleWidth, len(f.Rule))
 	}
 	for _, f := range rep.Findings {
-		fmt.Fprintf(w, "%-8s %-6s  %-*s  %s: %s\n", f.Verdict, f.Direction, ruleWidth, f.Rule, showPointer(f.Pointer), f.Message)
+		verdict := f.Verdict
+		if f.Ignored {
+			verdict = "IGNORED"
+		}
+		fmt.Fprintf(w, "%-8s %-6s  %-*s  %s: %s\n", verdict, f.Direction, ruleWidth, f.Rule, showPointer(f.Pointer), f.Message)
+		if line := evidenceLine(f); line != "" {
+			fmt.Fprintf(w, "         %s\n", line)
+		}
 	}
-	fmt.Fprintf(w, "compat (%s): %d breaking, %d additive\n", direction, rep.Breaking, rep.Additive)
+	summary := fmt.Sprintf("compat (%s): %d breaking, %d additive", direction, rep.Breaking, rep.Additive)
+	if rep.Ignored > 0 {
+		summary += fmt.Sprintf(", %d ignored", rep.Ignored)
+	}
+	fmt.Fprintln(w, summary)
 }
 
-// writeCompatGitHub prints GitHub Actions workflow commands: ::error for
-// BREAKING findings, ::notice for ADDITIVE ones, annotated on file.
-func writeCompatGitHub(w io.Writer, rep compat.Report, file string) {
-	for _, f := range rep.Findings {
-		cmd := "notice"
-		if f.Verdict == compat.VerdictBreaking {
-			cmd = "error"
+// evidenceLine says how a checked finding was decided.
+func evidenceLine(f compat.Finding) string {
+	switch f.Evidence {
+	case compat.EvidenceWitness:
+		wt := f.Witness
+		inst, err := canon.Canonical(wt.Instance)
+		if err != nil {
+			inst = []byte(fmt.Sprint(wt.Instance))
 		}
+		acc := func(b bool) string {
+			if b {
+				return "accepts"
+			}
+			return "rejects"
+		}
+		return fmt.Sprintf("witness (%s): %s: old %s %s, new %s %s", wt.Direction, inst, showPointer(wt.OldPointer), acc(wt.OldAccepts), showPointer(wt.NewPointer), acc(wt.NewAccepts))
+	case compat.EvidenceProof:
+		return f.Proof
+	case compat.EvidenceUnchecked:
+		if f.Verdict == compat.VerdictBreaking {
+			return "unchecked: no witness found and no proof that it is harmless"
+		}
+	}
+	return ""
+}
+
+// writeCompatGitHub prints GitHub Actions workflow commands annotated on
+// the new file at the line and column of the finding's pointer (for a
+// removed subject, of its nearest ancestor there): ::error, ::warning or
+// ::notice by severity; ignored findings are left out.
+func writeCompatGitHub(w io.Writer, rep compat.Report, file string, data []byte) {
+	for _, f := range rep.Findings {
+		if f.Ignored {
+			continue
+		}
+		cmd := "notice"
+		switch f.Severity {
+		case compat.SeverityError:
+			cmd = "error"
+		case compat.SeverityWarning:
+			cmd = "warning"
+		}
+		line, col, _ := compat.Locate(data, f.Pointer)
 		msg := fmt.Sprintf("%s %s: %s", f.Direction, showPointer(f.Pointer), f.Message)
-		fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", cmd, ghProperty(file), ghProperty(f.Rule), ghData(msg))
+		if ev := evidenceLine(f); ev != "" {
+			msg += "\n" + ev
+		}
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, ghProperty(file), line, col, ghProperty(f.Rule), ghData(msg))
 	}
 	fmt.Fprintf(w, "compat: %d breaking, %d additive\n", rep.Breaking, rep.Additive)
 }

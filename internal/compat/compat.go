@@ -3,10 +3,17 @@ package compat
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/schema"
+)
+
+// Severities written in [Finding].Severity.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
 )
 
 // Directions accepted by [Options].Direction and written in [Finding].Direction.
@@ -46,7 +53,31 @@ type Options struct {
 	// readers that fill defaults before they validate. Default false:
 	// default is an annotation and a validating reader rejects old messages.
 	RequiredDefaultAdditive bool
+	// DefaultDraft is the draft of a document without $schema: "2020-12"
+	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
+	DefaultDraft string
 }
+
+// Evidence values of [Finding].Evidence and [Check].Evidence.
+const (
+	// EvidenceWitness: a concrete instance, checked by the real validator
+	// (jsonschema v6) against both schemas, shows the break.
+	evidenceWitness = "witness"
+	// EvidenceProof: the prover showed that one schema accepts every
+	// instance the other accepts, so the change breaks no one in that
+	// direction (the finding is ADDITIVE despite its rule).
+	evidenceProof = "proof"
+	// EvidenceUnchecked: neither a witness nor a proof was found; the
+	// finding is BREAKING by its rule alone.
+	evidenceUnchecked = "unchecked"
+)
+
+// The values of [Finding].Evidence and [Check].Evidence.
+const (
+	EvidenceWitness   = evidenceWitness
+	EvidenceProof     = evidenceProof
+	EvidenceUnchecked = evidenceUnchecked
+)
 
 // Finding is one difference between two schemas. Findings are data, never
 // errors.
@@ -54,43 +85,116 @@ type Finding struct {
 	// Rule is the stable id of the [Rule] that produced the finding.
 	Rule string `json:"rule"`
 	// Pointer is a JSON Pointer (RFC 6901) into the new schema, or into the
-	// old one when the subject was removed; "" is the root. Below a local
-	// $ref it is the location of the resolved target.
+	// old one when the subject was removed (In says which); "" is the root.
+	// Below a local $ref it is the location of the resolved target. It
+	// addresses the document as written, whatever its draft.
 	Pointer string `json:"pointer"`
-	// Direction is the rule's [Breaks] set as "reader", "writer" or "both"
-	// ("both" also for rules that break no one).
+	// In is "new" or "old": the document Pointer addresses.
+	In string `json:"in"`
+	// Direction is the set of directions the finding breaks: for a BREAKING
+	// finding, those in which a witness was found or nothing was proved
+	// ("reader", "writer" or "both"); for an ADDITIVE one, the rule's
+	// [Breaks] set ("both" also for rules that break no one).
 	Direction string `json:"direction"`
-	// Verdict is "BREAKING" when the rule breaks a direction selected by
-	// [Options].Direction and no option lowers it, else "ADDITIVE".
+	// Verdict is "BREAKING" when the change breaks a direction selected by
+	// [Options].Direction (its rule says so, no option lowers it, and no
+	// proof shows it harmless), else "ADDITIVE".
 	Verdict string `json:"verdict"`
 	// Message says what changed, in the past tense, names quoted.
 	Message string `json:"message"`
+	// Evidence is how the verdict was decided: "witness" (Witness holds a
+	// checked instance), "proof" (Proof says why the change breaks no one)
+	// or "unchecked" (a BREAKING finding with neither). Empty for a finding
+	// no selected direction checks (its rule breaks none of them, or an
+	// option lowers it).
+	Evidence string `json:"evidence,omitempty"`
+	// Witness, for a BREAKING finding, is an instance one schema accepts and
+	// the other rejects, checked with the real validator at the locations
+	// it names.
+	Witness *Witness `json:"witness,omitempty"`
+	// Proof, for a finding proved harmless, states the subsumption.
+	Proof string `json:"proof,omitempty"`
+	// Severity is "error", "warning" or "info": by default error for
+	// BREAKING and info for ADDITIVE; a [Policy] may set it per rule.
+	Severity string `json:"severity"`
+	// Ignored is set when a [Policy] ignore entry matched the finding; it
+	// is then counted in neither Breaking nor Additive.
+	Ignored bool `json:"ignored,omitempty"`
+}
+
+// Witness is an instance that shows a change breaks a direction: for
+// "reader", the old schema accepts it and the new one rejects it; for
+// "writer", the reverse. Both verdicts come from the real validator
+// (santhosh-tekuri/jsonschema/v6, drafts as their $schema says, formats
+// asserted unless [Options].FormatAnnotation) at OldPointer and
+// NewPointer of the documents as written.
+type Witness struct {
+	Instance   any    `json:"instance"`
+	Direction  string `json:"direction"`
+	OldPointer string `json:"old_pointer"`
+	NewPointer string `json:"new_pointer"`
+	OldAccepts bool   `json:"old_accepts"`
+	NewAccepts bool   `json:"new_accepts"`
+}
+
+// Check is the verdict on the whole documents in one direction.
+type Check struct {
+	// Direction is "reader" or "writer".
+	Direction string `json:"direction"`
+	// Holds is true when no BREAKING finding (not ignored) breaks it.
+	Holds bool `json:"holds"`
+	// Evidence: "proof" (Holds, proved at the roots), "witness" (not Holds,
+	// Witness found at the roots) or "unchecked".
+	Evidence string   `json:"evidence"`
+	Proof    string   `json:"proof,omitempty"`
+	Witness  *Witness `json:"witness,omitempty"`
 }
 
 // Report is the result of [Compare].
 type Report struct {
 	// Findings are sorted by Pointer, then Rule, then Message; never nil.
 	Findings []Finding `json:"findings"`
-	// Breaking counts findings with the verdict BREAKING.
+	// Breaking counts findings with the verdict BREAKING (not ignored).
 	Breaking int `json:"breaking"`
-	// Additive counts findings with the verdict ADDITIVE.
+	// Additive counts findings with the verdict ADDITIVE (not ignored).
 	Additive int `json:"additive"`
+	// Ignored counts findings a [Policy] ignored.
+	Ignored int `json:"ignored,omitempty"`
+	// Checks has one entry per selected direction, reader first.
+	Checks []Check `json:"checks"`
+	// Drafts are the drafts of the old and new documents ("draft-07",
+	// "2020-12", ...).
+	Drafts [2]string `json:"drafts"`
 }
 
-// Compare classifies the changes from the JSON Schema old to new (draft
-// 2020-12 documents decoded by canon.Parse or encoding/json: nil, bool,
-// string, json.Number or float64, []any, map[string]any).
+// Compare classifies the changes from the JSON Schema old to new (documents
+// decoded by canon.Parse or encoding/json: nil, bool, string, json.Number or
+// float64, []any, map[string]any).
 //
-// Local $ref ("#" or "#/..." JSON Pointers, URI-escaped) are resolved inside
-// each document, offline; each pair of locations is compared once, so
-// recursive schemas terminate and a definition referenced from many places is
-// reported once, at its own pointer. The output is deterministic.
+// Drafts: each document is read in the draft its root $schema names
+// (draft-04, -06, -07, 2019-09, 2020-12; 2020-12 when absent) and compared
+// in 2020-12 terms: array-form items is prefixItems, dependencies is
+// dependentRequired/dependentSchemas, draft-04 boolean exclusive bounds and
+// id are read as such, keywords beside $ref are ignored before 2019-09.
+//
+// Local $ref (JSON Pointers, anchors, and the document's own $id URIs) are
+// resolved inside each document, offline; each pair of locations is
+// compared once, so recursive schemas terminate and a definition referenced
+// from many places is reported once, at its own pointer.
+//
+// Every finding whose rule breaks a selected direction is checked by
+// meaning (see doc.go): proved harmless (ADDITIVE, with Proof), or shown
+// breaking by a witness instance that the real validator accepted in one
+// schema and rejected in the other, or left BREAKING unchecked. The output
+// is deterministic.
 //
 // Errors (kit failures, not findings): SCHEMA_REF_REMOTE for a $ref to any
 // other URL; SCHEMA_INVALID for a root that is not an object or boolean, a
 // $ref that is not a string or does not resolve, a $ref cycle with no schema
-// in between, or an anchor reference; USAGE for an unknown Direction;
-// INTERRUPTED when ctx is done.
+// in between; SCHEMA_UNSUPPORTED for a $schema it does not know (draft-03
+// and older) or $dynamicRef/$recursiveRef; USAGE for an unknown Direction;
+// INTERRUPTED when ctx is cancelled, COMPAT_TIMEOUT when its deadline
+// passes.
 func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	var filter Breaks
 	switch opt.Direction {
@@ -103,11 +207,15 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	default:
 		return Report{}, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
 	}
-	od, err := newDoc("old", old)
+	def, ok := parseDialect(opt.DefaultDraft)
+	if !ok {
+		return Report{}, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
+	}
+	od, err := loadDoc("old", old, opt, def)
 	if err != nil {
 		return Report{}, err
 	}
-	nd, err := newDoc("new", new)
+	nd, err := loadDoc("new", new, opt, def)
 	if err != nil {
 		return Report{}, err
 	}
@@ -116,53 +224,97 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 		rules[r.ID] = r
 	}
 	c := &comparer{
-		ctx:    ctx,
-		opt:    opt,
-		filter: filter,
-		rules:  rules,
-		old:    od,
-		new:    nd,
-		seen:   make(map[string]bool),
+		ctx:     ctx,
+		opt:     opt,
+		filter:  filter,
+		rules:   rules,
+		old:     od,
+		new:     nd,
+		seen:    make(map[string]bool),
+		e:       newEngine(ctx, opt),
+		checked: map[string]outcome{},
 	}
-	c.schema(old, "", new, "", false)
+	c.schema(od.root, "", nd.root, "", false)
+	c.subj = [2]string{}
+	c.defs(od.root, "", nd.root, "")
+	if c.err == nil {
+		c.evaluate()
+		c.checkOverlaps()
+	}
+	if c.err == nil && c.e.err != nil {
+		c.err = c.e.err
+	}
 	if c.err != nil {
 		return Report{}, c.err
 	}
-	rep := Report{Findings: c.findings}
+	for i := range c.findings {
+		f := &c.findings[i]
+		f.In = "new"
+		doc := nd
+		if c.meta[i].inOld {
+			f.In, doc = "old", od
+		}
+		f.Pointer = doc.tr.origPointer(f.Pointer)
+		f.Severity = SeverityInfo
+		if f.Verdict == VerdictBreaking {
+			f.Severity = SeverityError
+		}
+	}
+	rep := Report{Findings: c.findings, Drafts: [2]string{od.tr.dialect.String(), nd.tr.dialect.String()}}
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}
 	}
-	slices.SortFunc(rep.Findings, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule),
-			cmp.Compare(a.Message, b.Message), cmp.Compare(a.Direction, b.Direction))
-	})
+	sortFindings(rep.Findings)
 	rep.Findings = slices.Compact(rep.Findings)
-	for _, f := range rep.Findings {
-		if f.Verdict == VerdictBreaking {
-			rep.Breaking++
-		} else {
-			rep.Additive++
-		}
+	rep.recount()
+	rep.Checks = c.rootChecks(rep.Findings)
+	if c.e.err != nil {
+		return Report{}, c.e.err
 	}
 	return rep, nil
 }
 
-// add records a finding of rule at ptr. soft lowers the verdict to ADDITIVE
-// (an option or the change's shape makes it harmless).
-func (c *comparer) add(rule, ptr string, soft bool, format string, args ...any) {
-	r, ok := c.rules[rule]
-	if !ok {
-		panic("compat: unregistered rule " + rule)
-	}
-	verdict := VerdictAdditive
-	if !soft && r.Breaks&c.filter != 0 {
-		verdict = VerdictBreaking
-	}
-	c.findings = append(c.findings, Finding{
-		Rule:      rule,
-		Pointer:   ptr,
-		Direction: r.Breaks.String(),
-		Verdict:   verdict,
-		Message:   fmt.Sprintf(format, args...),
+func sortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Message, b.Message), cmp.Compare(a.Direction, b.Direction))
 	})
+}
+
+// recount sets Breaking, Additive and Ignored from the findings.
+func (r *Report) recount() {
+	r.Breaking, r.Additive, r.Ignored = 0, 0, 0
+	for _, f := range r.Findings {
+		switch {
+		case f.Ignored:
+			r.Ignored++
+		case f.Verdict == VerdictBreaking:
+			r.Breaking++
+		default:
+			r.Additive++
+		}
+	}
+}
+
+// loadDoc reads a document in its draft, translated to 2020-12, with its
+// references checked and a validator for witnesses.
+func loadDoc(name string, root any, opt Options, def dialect) (*doc, error) {
+	switch root.(type) {
+	case bool, map[string]any:
+	default:
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
+	}
+	tr, err := translate(name, root, def)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newDoc(name, tr.root)
+	if err != nil {
+		return nil, err
+	}
+	d.tr = tr
+	if std, err := schema.NewStandalone(name, root, !opt.FormatAnnotation, def.String()); err == nil {
+		d.std = std
+	}
+	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
@@ -22,6 +23,25 @@ func parse(t *testing.T, s string) any {
 		t.Fatalf("parse %s: %v", s, err)
 	}
 	return v
+}
+
+// noWitness leaves the witness instance out of a comparison; checkWitnesses
+// checks it instead.
+var noWitness = cmpopts.IgnoreFields(compat.Finding{}, "Witness")
+
+// checkWitnesses checks that every BREAKING finding with evidence "witness"
+// has a witness the schemas disagree on in its direction.
+func checkWitnesses(t *testing.T, rep compat.Report) {
+	t.Helper()
+	for _, f := range rep.Findings {
+		if f.Evidence != compat.EvidenceWitness {
+			continue
+		}
+		w := f.Witness
+		if w == nil || w.OldAccepts == w.NewAccepts || (w.Direction == "reader") != w.OldAccepts {
+			t.Errorf("finding %s %s: evidence witness with witness %+v", f.Rule, f.Pointer, w)
+		}
+	}
 }
 
 // brief renders a finding as "VERDICT direction RULE pointer".
@@ -61,7 +81,7 @@ func TestCompareRules(t *testing.T) {
 		{"property added to partial object compares with additionalProperties", obj(``, `,"additionalProperties":{"type":"string"}`), obj(`"b":{"type":"string","maxLength":3}`, `,"additionalProperties":{"type":"string"}`), compat.Options{},
 			[]string{"BREAKING reader BOUND_TIGHTENED /properties/b", "ADDITIVE both PROPERTY_ADDED_PARTIAL /properties/b"}},
 		{"property added under patternProperties", obj(``, `,"patternProperties":{"^x-":{"type":"string"}}`), obj(`"x-a":{"type":"integer"}`, `,"patternProperties":{"^x-":{"type":"string"}}`), compat.Options{},
-			[]string{"ADDITIVE both PROPERTY_ADDED_PARTIAL /properties/x-a", "BREAKING both TYPE_CHANGED /properties/x-a"}},
+			[]string{"ADDITIVE both PROPERTY_ADDED_PARTIAL /properties/x-a", "BREAKING reader TYPE_CHANGED /properties/x-a"}},
 		{"property removed from open object", obj(`"a":{"type":"string"}`, ``), obj(``, ``), compat.Options{},
 			[]string{"ADDITIVE writer PROPERTY_REMOVED_OPEN /properties/a"}},
 		{"property removed from open object, strict", obj(`"a":{"type":"string"}`, ``), obj(``, ``), compat.Options{StrictOpen: true},
@@ -74,10 +94,18 @@ func TestCompareRules(t *testing.T) {
 			[]string{"BREAKING reader TYPE_NARROWED /properties/x"}},
 		{"pointer escaping", obj(`"a/b~":{"type":"number"}`, ``), obj(`"a/b~":{"type":"integer"}`, ``), compat.Options{},
 			[]string{"BREAKING reader TYPE_NARROWED /properties/a~1b~0"}},
-		{"pattern property added", obj(``, ``), obj(``, `,"patternProperties":{"^x":{}}`), compat.Options{},
-			[]string{"BREAKING both PATTERN_PROPERTY_ADDED /patternProperties/^x"}},
-		{"pattern property removed", obj(``, `,"patternProperties":{"^x":{}}`), obj(``, ``), compat.Options{},
-			[]string{"BREAKING both PATTERN_PROPERTY_REMOVED /patternProperties/^x"}},
+		{"pattern property added", obj(``, ``), obj(``, `,"patternProperties":{"^x":{"type":"string"}}`), compat.Options{},
+			[]string{"BREAKING reader PATTERN_PROPERTY_ADDED /patternProperties/^x"}},
+		{"pattern property removed", obj(``, `,"patternProperties":{"^x":{"type":"string"}}`), obj(``, ``), compat.Options{},
+			[]string{"BREAKING writer PATTERN_PROPERTY_REMOVED /patternProperties/^x"}},
+		{"pattern property added to a closed object only widens", obj(``, `,"additionalProperties":false`), obj(``, `,"additionalProperties":false,"patternProperties":{"^x":{"type":"string"}}`), compat.Options{},
+			[]string{"BREAKING writer PATTERN_PROPERTY_ADDED /patternProperties/^x"}},
+		{"pattern property added to a closed object, reader", obj(``, `,"additionalProperties":false`), obj(``, `,"additionalProperties":false,"patternProperties":{"^x":{"type":"string"}}`), compat.Options{Direction: "reader"},
+			[]string{"ADDITIVE both PATTERN_PROPERTY_ADDED /patternProperties/^x"}},
+		{"trivial pattern property added changes nothing", obj(``, ``), obj(``, `,"patternProperties":{"^x":{}}`), compat.Options{},
+			[]string{"ADDITIVE both PATTERN_PROPERTY_ADDED /patternProperties/^x"}},
+		{"false property removed from a closed object", obj(`"a":false`, `,"additionalProperties":false`), obj(``, `,"additionalProperties":false`), compat.Options{},
+			[]string{"ADDITIVE reader PROPERTY_REMOVED_CLOSED /properties/a"}},
 		// required
 		{"required added", obj(`"a":{}`, ``), obj(`"a":{}`, `,"required":["a"]`), compat.Options{},
 			[]string{"BREAKING reader REQUIRED_ADDED /required"}},
@@ -154,8 +182,9 @@ func TestCompareRules(t *testing.T) {
 		{"branches reordered", `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `{"anyOf":[{"type":"integer"},{"type":"string"}]}`, compat.Options{}, nil},
 		{"branch matched by discriminator", `{"oneOf":[{"properties":{"t":{"const":"a"}}},{"properties":{"t":{"const":"b"},"x":{"type":"string"}}}]}`,
 			`{"oneOf":[{"properties":{"t":{"const":"b"},"x":{"type":"integer"}}},{"properties":{"t":{"const":"a"}}},{"properties":{"t":{"const":"c"}}}]}`, compat.Options{},
-			[]string{"BREAKING both TYPE_CHANGED /oneOf/0/properties/x", "BREAKING writer BRANCH_ADDED /oneOf/2"}},
-		{"combinator changed", `{"anyOf":[{"type":"string"}]}`, `{"oneOf":[{"type":"string"}]}`, compat.Options{}, []string{"BREAKING both COMBINATOR_CHANGED /oneOf"}},
+			[]string{"BREAKING reader ONEOF_OVERLAP /oneOf", "BREAKING both TYPE_CHANGED /oneOf/0/properties/x", "BREAKING writer BRANCH_ADDED /oneOf/2"}},
+		{"single-branch combinator changed means nothing", `{"anyOf":[{"type":"string"}]}`, `{"oneOf":[{"type":"string"}]}`, compat.Options{}, []string{"ADDITIVE both COMBINATOR_CHANGED /oneOf"}},
+		{"combinator changed", `{"anyOf":[{"type":"string"},{"maxLength":3}]}`, `{"oneOf":[{"type":"string"},{"maxLength":3}]}`, compat.Options{}, []string{"BREAKING reader COMBINATOR_CHANGED /oneOf"}},
 		{"conjunct added", `{"allOf":[{"type":"object"}]}`, `{"allOf":[{"type":"object"},{"required":["a"]}]}`, compat.Options{}, []string{"BREAKING reader CONJUNCT_ADDED /allOf/1"}},
 		{"conditional added in allOf", `{"allOf":[]}`, `{"allOf":[{"if":{"required":["a"]},"then":{"required":["b"]}}]}`, compat.Options{}, []string{"BREAKING reader CONDITIONAL_ADDED /allOf/0"}},
 		{"conditional added", `{}`, `{"if":{"required":["a"]},"then":{"required":["b"]}}`, compat.Options{}, []string{"BREAKING reader CONDITIONAL_ADDED "}},
@@ -179,6 +208,8 @@ func TestCompareRules(t *testing.T) {
 		{"inline schema moved to a definition", `{"properties":{"x":{"type":"string"}}}`, `{"properties":{"x":{"$ref":"#/$defs/X"}},"$defs":{"X":{"type":"string"}}}`, compat.Options{},
 			[]string{"ADDITIVE both DEFINITION_ADDED /$defs/X"}},
 		{"ref beside other keywords added", `{"type":"object"}`, `{"type":"object","$ref":"#/$defs/A","$defs":{"A":{}}}`, compat.Options{},
+			[]string{"ADDITIVE reader CONJUNCT_ADDED ", "ADDITIVE both DEFINITION_ADDED /$defs/A"}},
+		{"constraining ref beside other keywords added", `{"type":"object"}`, `{"type":"object","$ref":"#/$defs/A","$defs":{"A":{"required":["a"]}}}`, compat.Options{},
 			[]string{"BREAKING reader CONJUNCT_ADDED ", "ADDITIVE both DEFINITION_ADDED /$defs/A"}},
 		{"recursive schema terminates", `{"$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"},"v":{"type":"string"}}}},"$ref":"#/$defs/N"}`,
 			`{"$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"},"v":{"type":"integer"}}}},"$ref":"#/$defs/N"}`, compat.Options{},
@@ -251,20 +282,21 @@ func TestCompareMessagesAndOrder(t *testing.T) {
 	old := parse(t, `{"type":"object","properties":{"b":{"type":"string"},"a":{"enum":["x"]}},"required":["b"],"additionalProperties":false}`)
 	nw := parse(t, `{"type":"object","properties":{"a":{"enum":["x","y"]},"c":{}},"required":["c"],"additionalProperties":false}`)
 	want := []compat.Finding{
-		{Rule: "ENUM_VALUE_ADDED", Pointer: "/properties/a", Direction: "writer", Verdict: "BREAKING", Message: `enum value "y" was added`},
-		{Rule: "PROPERTY_REMOVED_CLOSED", Pointer: "/properties/b", Direction: "reader", Verdict: "BREAKING", Message: `property "b" was removed from a closed object`},
-		{Rule: "PROPERTY_ADDED_CLOSED", Pointer: "/properties/c", Direction: "writer", Verdict: "BREAKING", Message: `property "c" was added to a closed object`},
-		{Rule: "REQUIRED_ADDED", Pointer: "/required", Direction: "reader", Verdict: "BREAKING", Message: `property "c" became required`},
-		{Rule: "REQUIRED_REMOVED", Pointer: "/required", Direction: "writer", Verdict: "BREAKING", Message: `property "b" is no longer required`},
+		{Rule: "ENUM_VALUE_ADDED", Pointer: "/properties/a", In: "new", Direction: "writer", Verdict: "BREAKING", Message: `enum value "y" was added`, Evidence: "witness", Severity: "error"},
+		{Rule: "PROPERTY_REMOVED_CLOSED", Pointer: "/properties/b", In: "old", Direction: "reader", Verdict: "BREAKING", Message: `property "b" was removed from a closed object`, Evidence: "witness", Severity: "error"},
+		{Rule: "PROPERTY_ADDED_CLOSED", Pointer: "/properties/c", In: "new", Direction: "writer", Verdict: "BREAKING", Message: `property "c" was added to a closed object`, Evidence: "witness", Severity: "error"},
+		{Rule: "REQUIRED_ADDED", Pointer: "/required", In: "new", Direction: "reader", Verdict: "BREAKING", Message: `property "c" became required`, Evidence: "witness", Severity: "error"},
+		{Rule: "REQUIRED_REMOVED", Pointer: "/required", In: "old", Direction: "writer", Verdict: "BREAKING", Message: `property "b" is no longer required`, Evidence: "witness", Severity: "error"},
 	}
 	for range 5 {
 		rep, err := compat.Compare(context.Background(), old, nw, compat.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, rep.Findings); diff != "" {
+		if diff := cmp.Diff(want, rep.Findings, noWitness); diff != "" {
 			t.Fatalf("findings (-want +got):\n%s", diff)
 		}
+		checkWitnesses(t, rep)
 		if rep.Breaking != 5 || rep.Additive != 0 {
 			t.Fatalf("Breaking, Additive = %d, %d, want 5, 0", rep.Breaking, rep.Additive)
 		}
@@ -299,8 +331,8 @@ func TestCompareControlSchema(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compare(control.v1, mutated): %v", err)
 	}
-	want := []compat.Finding{{Rule: "TYPE_CHANGED", Pointer: "/$defs/RequestId", Direction: "both", Verdict: "BREAKING", Message: `type changed from "string" to "integer"`}}
-	if diff := cmp.Diff(want, rep.Findings); diff != "" {
+	want := []compat.Finding{{Rule: "TYPE_CHANGED", Pointer: "/$defs/RequestId", In: "new", Direction: "both", Verdict: "BREAKING", Message: `type changed from "string" to "integer"`, Evidence: "witness", Severity: "error"}}
+	if diff := cmp.Diff(want, rep.Findings, noWitness); diff != "" {
 		t.Fatalf("findings (-want +got):\n%s", diff)
 	}
 
@@ -355,7 +387,11 @@ func TestFindingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(b), `{"findings":[],"breaking":0,"additive":0}`; got != want {
+	want := `{"findings":[],"breaking":0,"additive":0,"checks":[` +
+		`{"direction":"reader","holds":true,"evidence":"proof","proof":"proved: the new schema at # accepts every instance the old schema at # accepts"},` +
+		`{"direction":"writer","holds":true,"evidence":"proof","proof":"proved: the old schema at # accepts every instance the new schema at # accepts"}],` +
+		`"drafts":["2020-12","2020-12"]}`
+	if got := string(b); got != want {
 		t.Errorf("json = %s, want %s", got, want)
 	}
 }

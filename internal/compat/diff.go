@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
-	"github.com/conform-kit/conform/internal/kiterr"
 )
 
 // comparer holds the state of one [Compare] call.
@@ -22,7 +21,19 @@ type comparer struct {
 	old, new *doc
 	seen     map[string]bool // location pairs already compared
 	findings []Finding
+	meta     []findingMeta // parallel to findings
 	err      error
+	e        *engine
+	// subj is the pair of schemas the findings being added are about (the
+	// pair a semantic check compares); pin > 0 keeps it while descending
+	// into positions whose meaning depends on the parent (oneOf branches,
+	// then/else).
+	subj    [2]string
+	cur     [2]string // the pair being compared (never pinned)
+	pin     int
+	checked map[string]outcome // semantic checks per subject pair and direction
+	// overlaps: oneOf lists whose branches changed, checked for overlap
+	overlaps []overlapCandidate
 }
 
 func pairKey(a, b string) string { return a + "\x00" + b }
@@ -53,10 +64,11 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		return
 	}
 	if err := c.ctx.Err(); err != nil {
-		c.err = kiterr.Wrap(kiterr.Interrupted, err, "compare schemas")
+		c.err = ctxErr(err)
 		return
 	}
-	c.defs(o, oLoc, n, nLoc)
+	saved, savedCur := c.subj, c.cur
+	defer func() { c.subj, c.cur = saved, savedCur }()
 	if om, ok := o.(map[string]any); ok && isRefOnly(om) {
 		if nm, ok := n.(map[string]any); ok && isRefOnly(nm) && om["$ref"] != nm["$ref"] {
 			ot, otl := c.old.deref(o, oLoc)
@@ -73,9 +85,16 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		return
 	}
 	c.seen[key] = true
+	c.cur = [2]string{oLoc, nLoc}
+	if c.pin == 0 {
+		c.subj = c.cur
+	}
 
 	om, oFalse := asMap(o)
 	nm, nFalse := asMap(n)
+	if !oFalse && !nFalse && c.wrapper(om, oLoc, nm, nLoc) {
+		return
+	}
 	switch {
 	case oFalse && nFalse:
 		return
@@ -120,7 +139,13 @@ func (c *comparer) defs(o any, oLoc string, n any, nLoc string) {
 			case inO && inN:
 				c.schema(ov, child(oLoc, kw, name), nv, child(nLoc, kw, name), false)
 			case inO:
-				c.add("DEFINITION_REMOVED", child(oLoc, kw, name), false, "definition %q was removed", name)
+				if c.old.refTargets[child(oLoc, kw, name)] {
+					// used by the document itself: its meaning is compared
+					// where it was used; only pointer users outside lose it
+					c.addOld("DEFINITION_REMOVED", child(oLoc, kw, name), true, "definition %q was removed; the document's own references to it are compared where they were", name)
+				} else {
+					c.addOld("DEFINITION_REMOVED", child(oLoc, kw, name), false, "definition %q was removed", name)
+				}
 			default:
 				c.add("DEFINITION_ADDED", child(nLoc, kw, name), false, "definition %q was added", name)
 			}
@@ -480,11 +505,11 @@ func (c *comparer) object(om map[string]any, oLoc string, nm map[string]any, nLo
 			fb, fbLoc, kind := fallback(c.new, nm, nLoc, name)
 			switch kind {
 			case closed:
-				c.add("PROPERTY_REMOVED_CLOSED", optr, false, "property %q was removed from a closed object", name)
+				c.addOld("PROPERTY_REMOVED_CLOSED", optr, false, "property %q was removed from a closed object", name)
 			case open:
-				c.add("PROPERTY_REMOVED_OPEN", optr, !c.opt.StrictOpen || c.old.trivial(ov, optr), "property %q was removed from an open object", name)
+				c.addOld("PROPERTY_REMOVED_OPEN", optr, !c.opt.StrictOpen || c.old.trivial(ov, optr), "property %q was removed from an open object", name)
 			default:
-				c.add("PROPERTY_REMOVED_PARTIAL", optr, false, "property %q was removed and %q governs it now", name, show(fbLoc))
+				c.addOld("PROPERTY_REMOVED_PARTIAL", optr, false, "property %q was removed and %q governs it now", name, show(fbLoc))
 				c.schema(ov, optr, fb, fbLoc, false)
 			}
 		}
@@ -501,7 +526,7 @@ func (c *comparer) object(om map[string]any, oLoc string, nm map[string]any, nLo
 	}
 	for _, name := range sortedKeys(oReq) {
 		if !nReq[name] {
-			c.add("REQUIRED_REMOVED", child(oLoc, "required"), false, "property %q is no longer required", name)
+			c.addOld("REQUIRED_REMOVED", child(oLoc, "required"), false, "property %q is no longer required", name)
 		}
 	}
 	c.extra("additionalProperties", om, oLoc, nm, nLoc)
@@ -518,7 +543,7 @@ func (c *comparer) object(om map[string]any, oLoc string, nm map[string]any, nLo
 		case inN:
 			c.add("PATTERN_PROPERTY_ADDED", child(nLoc, "patternProperties", pat), false, "patternProperties entry %q was added", pat)
 		default:
-			c.add("PATTERN_PROPERTY_REMOVED", child(oLoc, "patternProperties", pat), false, "patternProperties entry %q was removed", pat)
+			c.addOld("PATTERN_PROPERTY_REMOVED", child(oLoc, "patternProperties", pat), false, "patternProperties entry %q was removed", pat)
 		}
 	}
 
@@ -533,11 +558,11 @@ func (c *comparer) object(om map[string]any, oLoc string, nm map[string]any, nLo
 		}
 		for _, dep := range sortedKeys(os) {
 			if !ns[dep] {
-				ptr := child(nLoc, "dependentRequired", name)
 				if _, ok := ndr[name]; !ok {
-					ptr = child(oLoc, "dependentRequired", name)
+					c.addOld("DEPENDENT_REQUIRED_REMOVED", child(oLoc, "dependentRequired", name), false, "property %q is no longer required when %q is present", dep, name)
+				} else {
+					c.add("DEPENDENT_REQUIRED_REMOVED", child(nLoc, "dependentRequired", name), false, "property %q is no longer required when %q is present", dep, name)
 				}
-				c.add("DEPENDENT_REQUIRED_REMOVED", ptr, false, "property %q is no longer required when %q is present", dep, name)
 			}
 		}
 	}
@@ -587,20 +612,25 @@ func (c *comparer) extra(kw string, om map[string]any, oLoc string, nm map[strin
 func (c *comparer) arrays(om map[string]any, oLoc string, nm map[string]any, nLoc string) {
 	op, _ := om["prefixItems"].([]any)
 	np, _ := nm["prefixItems"].([]any)
-	oi, oiOK := om["items"]
-	ni, niOK := nm["items"]
-	if !oiOK {
-		oi = true
+	// beyond prefixItems an item falls to items, else to unevaluatedItems
+	// (when nothing else evaluates it), else to anything
+	rest := func(m map[string]any, loc string) (any, string) {
+		if v, ok := m["items"]; ok {
+			return v, child(loc, "items")
+		}
+		if v, ok := m["unevaluatedItems"]; ok && !hasInPlace(m) {
+			return v, child(loc, "unevaluatedItems")
+		}
+		return true, child(loc, "items")
 	}
-	if !niOK {
-		ni = true
-	}
+	oi, oil := rest(om, oLoc)
+	ni, nRestLoc := rest(nm, nLoc)
 	for i := range max(len(op), len(np)) {
-		os, osl := oi, child(oLoc, "items")
+		os, osl := oi, oil
 		if i < len(op) {
 			os, osl = op[i], child(oLoc, "prefixItems", strconv.Itoa(i))
 		}
-		ns, nsl := ni, child(nLoc, "items")
+		ns, nsl := ni, nRestLoc
 		if i < len(np) {
 			ns, nsl = np[i], child(nLoc, "prefixItems", strconv.Itoa(i))
 		}
@@ -642,20 +672,29 @@ func (c *comparer) combinators(om map[string]any, oLoc string, nm map[string]any
 		return
 	}
 	for _, kw := range oOnly {
-		c.add("COMBINATOR_CHANGED", child(oLoc, kw), false, "combinator %q was removed", kw)
+		c.addOld("COMBINATOR_CHANGED", child(oLoc, kw), false, "combinator %q was removed", kw)
 	}
 	for _, kw := range nOnly {
 		c.add("COMBINATOR_CHANGED", child(nLoc, kw), false, "combinator %q was added", kw)
 	}
 }
 
-// branches compares the anyOf/oneOf lists at oBase and nBase.
+// branches compares the anyOf/oneOf lists at oBase and nBase. Findings
+// inside a branch are about the schema holding the list (pinned subject):
+// whether a changed branch breaks depends on the other branches (a value
+// may match another one, or two of a oneOf).
 func (c *comparer) branches(o any, oBase string, n any, nBase string) {
 	ol, _ := o.([]any)
 	nl, _ := n.([]any)
 	pairs, oRest, nRest := c.pair(ol, oBase, nl, nBase)
+	before := len(c.findings)
+	c.pin++
 	for _, p := range pairs {
 		c.schema(ol[p[0]], child(oBase, strconv.Itoa(p[0])), nl[p[1]], child(nBase, strconv.Itoa(p[1])), false)
+	}
+	c.pin--
+	if strings.HasSuffix(nBase, "/oneOf") && (len(c.findings) > before || len(nRest) > 0) {
+		c.overlaps = append(c.overlaps, overlapCandidate{subj: c.subj, oneOf: nBase})
 	}
 	for _, i := range nRest {
 		ptr := child(nBase, strconv.Itoa(i))
@@ -668,9 +707,9 @@ func (c *comparer) branches(o any, oBase string, n any, nBase string) {
 	for _, j := range oRest {
 		ptr := child(oBase, strconv.Itoa(j))
 		if c.old.isNull(ol[j], ptr) {
-			c.add("NULLABLE_REMOVED", ptr, false, "branch %d accepting null was removed", j)
+			c.addOld("NULLABLE_REMOVED", ptr, false, "branch %d accepting null was removed", j)
 		} else {
-			c.add("BRANCH_REMOVED", ptr, false, "branch %d was removed", j)
+			c.addOld("BRANCH_REMOVED", ptr, false, "branch %d was removed", j)
 		}
 	}
 }
@@ -698,21 +737,43 @@ func (c *comparer) pair(ol []any, oBase string, nl []any, nBase string) (pairs [
 			}
 		}
 	}
-	match(func(j, i int) bool { return c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
+	if len(ol)*len(nl) > 4096 {
+		// long lists: pair by keys in maps (equal text, same $ref, same
+		// discriminator), never all pairs
+		c.pairByKeys(ol, oLoc, nl, nLoc, usedO, usedN, &pairs)
+	}
+	match(func(j, i int) bool { return len(ol)*len(nl) <= 4096 && c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
+	small := len(ol)*len(nl) <= 4096
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		or, _ := refOf(ol[j])
 		nr, _ := refOf(nl[i])
 		return or != "" && or == nr
 	})
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		oif, ok1 := c.old.conditionalIf(ol[j], oLoc(j))
 		nif, ok2 := c.new.conditionalIf(nl[i], nLoc(i))
 		return ok1 && ok2 && c.same(oif.v, oif.loc, nif.v, nif.loc)
 	})
 	match(func(j, i int) bool {
+		if !small {
+			return false
+		}
 		od := c.old.discriminator(ol[j], oLoc(j))
 		return od != "" && od == c.new.discriminator(nl[i], nLoc(i))
 	})
+	// by content: one side proven to contain the other (small lists only)
+	if left := (len(ol) - len(pairs)) * (len(nl) - len(pairs)); left > 0 && left <= 256 {
+		match(func(j, i int) bool {
+			o, n := sref{d: c.old, v: ol[j], loc: oLoc(j)}, sref{d: c.new, v: nl[i], loc: nLoc(i)}
+			return c.e.prove(conj{atoms: []sref{o}}, n) || c.e.prove(conj{atoms: []sref{n}}, o)
+		})
+	}
 	for j := range ol {
 		if !usedO[j] {
 			oRest = append(oRest, j)
@@ -749,9 +810,11 @@ func (c *comparer) conjuncts(om map[string]any, oLoc string, nm map[string]any, 
 	if oOK || nOK {
 		oBase, nBase := child(oLoc, "allOf"), child(nLoc, "allOf")
 		pairs, oRest, nRest := c.pair(ol, oBase, nl, nBase)
+		c.pin++
 		for _, p := range pairs {
 			c.schema(ol[p[0]], child(oBase, strconv.Itoa(p[0])), nl[p[1]], child(nBase, strconv.Itoa(p[1])), false)
 		}
+		c.pin--
 		for _, i := range nRest {
 			ptr := child(nBase, strconv.Itoa(i))
 			if _, ok := c.new.conditionalIf(nl[i], ptr); ok {
@@ -763,9 +826,9 @@ func (c *comparer) conjuncts(om map[string]any, oLoc string, nm map[string]any, 
 		for _, j := range oRest {
 			ptr := child(oBase, strconv.Itoa(j))
 			if _, ok := c.old.conditionalIf(ol[j], ptr); ok {
-				c.add("CONDITIONAL_REMOVED", ptr, false, "allOf entry %d with if/then/else was removed", j)
+				c.addOld("CONDITIONAL_REMOVED", ptr, false, "allOf entry %d with if/then/else was removed", j)
 			} else {
-				c.add("CONJUNCT_REMOVED", ptr, false, "allOf entry %d was removed", j)
+				c.addOld("CONJUNCT_REMOVED", ptr, false, "allOf entry %d was removed", j)
 			}
 		}
 	}
@@ -778,11 +841,13 @@ func (c *comparer) conjuncts(om map[string]any, oLoc string, nm map[string]any, 
 		if or != nr && !c.same(ot, otl, nt, ntl) {
 			c.add("REF_RETARGETED", nLoc, false, "$ref was retargeted from %q to %q and the resolved schemas differ", or, nr)
 		}
+		c.pin++
 		c.schema(ot, otl, nt, ntl, false)
+		c.pin--
 	case nOK:
 		c.add("CONJUNCT_ADDED", nLoc, false, "$ref %q was added beside other keywords", nr)
 	case oOK:
-		c.add("CONJUNCT_REMOVED", oLoc, false, "$ref %q was removed from beside other keywords", or)
+		c.addOld("CONJUNCT_REMOVED", oLoc, false, "$ref %q was removed from beside other keywords", or)
 	}
 }
 
@@ -794,7 +859,7 @@ func (c *comparer) conditional(om map[string]any, oLoc string, nm map[string]any
 	case !oOK:
 		c.add("CONDITIONAL_ADDED", nLoc, false, "if/then/else was added")
 	case !nOK:
-		c.add("CONDITIONAL_REMOVED", oLoc, false, "if/then/else was removed")
+		c.addOld("CONDITIONAL_REMOVED", oLoc, false, "if/then/else was removed")
 	case !c.same(oif, child(oLoc, "if"), nif, child(nLoc, "if")):
 		c.add("CONDITIONAL_CHANGED", child(nLoc, "if"), false, "the if schema of a conditional changed")
 	default:
@@ -807,7 +872,9 @@ func (c *comparer) conditional(om map[string]any, oLoc string, nm map[string]any
 			if !ok {
 				nv = true
 			}
+			c.pin++
 			c.schema(ov, child(oLoc, kw), nv, child(nLoc, kw), false)
+			c.pin--
 		}
 	}
 }
@@ -840,8 +907,8 @@ func (c *comparer) generic(om map[string]any, oLoc string, nm map[string]any, nL
 		case !oOK:
 			c.add("KEYWORD_CHANGED", child(nLoc, kw), false, "keyword %q was added", kw)
 		case !nOK:
-			c.add("KEYWORD_CHANGED", child(oLoc, kw), false, "keyword %q was removed", kw)
-		case !c.eqKeyword(kw, om, oLoc, nm, nLoc, map[string]bool{}):
+			c.addOld("KEYWORD_CHANGED", child(oLoc, kw), false, "keyword %q was removed", kw)
+		case !c.e.eqKw(kw, sref{d: c.old, v: om, loc: oLoc}, om[kw], sref{d: c.new, v: nm, loc: nLoc}, nm[kw], map[string]bool{}):
 			c.add("KEYWORD_CHANGED", child(nLoc, kw), false, "keyword %q changed", kw)
 		}
 	}
@@ -851,78 +918,7 @@ func (c *comparer) generic(om map[string]any, oLoc string, nm map[string]any, nL
 // their keywords show: equal after resolving $ref and ignoring annotations,
 // with recursion assumed equal (so cycles terminate).
 func (c *comparer) same(o any, oLoc string, n any, nLoc string) bool {
-	return c.eq(o, oLoc, n, nLoc, map[string]bool{})
-}
-
-func (c *comparer) eq(o any, oLoc string, n any, nLoc string, visited map[string]bool) bool {
-	o, oLoc = c.old.deref(o, oLoc)
-	n, nLoc = c.new.deref(n, nLoc)
-	key := pairKey(oLoc, nLoc)
-	if visited[key] {
-		return true
-	}
-	visited[key] = true
-	om, oFalse := asMap(o)
-	nm, nFalse := asMap(n)
-	if oFalse || nFalse {
-		return oFalse == nFalse
-	}
-	for _, kw := range union(om, nm) {
-		if isAnnotation(kw) {
-			continue
-		}
-		_, oOK := om[kw]
-		_, nOK := nm[kw]
-		if oOK != nOK || !c.eqKeyword(kw, om, oLoc, nm, nLoc, visited) {
-			return false
-		}
-	}
-	return true
-}
-
-// eqKeyword compares keyword kw, present in both om and nm.
-func (c *comparer) eqKeyword(kw string, om map[string]any, oLoc string, nm map[string]any, nLoc string, visited map[string]bool) bool {
-	ov, nv := om[kw], nm[kw]
-	oSub, nSub := child(oLoc, kw), child(nLoc, kw)
-	switch kw {
-	case "$ref":
-		or, _ := ov.(string)
-		nr, _ := nv.(string)
-		ot, otl := c.old.target(or, oLoc)
-		nt, ntl := c.new.target(nr, nLoc)
-		return c.eq(ot, otl, nt, ntl, visited)
-	case "additionalProperties", "unevaluatedProperties", "items", "additionalItems", "unevaluatedItems",
-		"contains", "propertyNames", "not", "if", "then", "else":
-		return c.eq(ov, oSub, nv, nSub, visited)
-	case "properties", "patternProperties", "dependentSchemas":
-		omm, _ := ov.(map[string]any)
-		nmm, _ := nv.(map[string]any)
-		if len(omm) != len(nmm) {
-			return false
-		}
-		for k, v := range omm {
-			w, ok := nmm[k]
-			if !ok || !c.eq(v, child(oSub, k), w, child(nSub, k), visited) {
-				return false
-			}
-		}
-		return true
-	case "allOf", "anyOf", "oneOf", "prefixItems":
-		ol, _ := ov.([]any)
-		nl, _ := nv.([]any)
-		if len(ol) != len(nl) {
-			return false
-		}
-		for i := range ol {
-			if !c.eq(ol[i], child(oSub, strconv.Itoa(i)), nl[i], child(nSub, strconv.Itoa(i)), visited) {
-				return false
-			}
-		}
-		return true
-	case "required", "enum", "type":
-		return sameSet(ov, nv)
-	}
-	return jsonText(ov) == jsonText(nv)
+	return c.e.eqS(sref{d: c.old, v: o, loc: oLoc}, sref{d: c.new, v: n, loc: nLoc})
 }
 
 // sameSet compares two JSON values as sets of canonical texts (a non-array
@@ -1044,4 +1040,188 @@ func (d *doc) discriminator(v any, loc string) string {
 		}
 	}
 	return strings.Join(parts, ";")
+}
+
+// pureCombinator returns the keyword and list of a schema that is nothing
+// but one anyOf, oneOf or allOf (and annotations).
+func pureCombinator(m map[string]any) (string, []any) {
+	kw := ""
+	for k := range m {
+		if isAnnotation(k) {
+			continue
+		}
+		if kw != "" || (k != "anyOf" && k != "oneOf" && k != "allOf") {
+			return "", nil
+		}
+		kw = k
+	}
+	l, _ := m[kw].([]any)
+	if kw == "" || l == nil {
+		return "", nil
+	}
+	return kw, l
+}
+
+// wrapper compares a schema with a combinator that wraps it (or the
+// reverse): {"$ref": A} and {"oneOf": [{"type": "null"}, {"$ref": A}]},
+// X and {"allOf": [X]}. The plain side is taken as a one-entry list of the
+// wrapper's kind, so the wrapped schema is paired with its entry (compared
+// inside) and the other entries are added or removed branches (or
+// conjuncts); the schemas are never compared keyword by keyword. It
+// reports whether it handled the pair.
+func (c *comparer) wrapper(om map[string]any, oLoc string, nm map[string]any, nLoc string) bool {
+	ok, ol := pureCombinator(om)
+	nk, nl := pureCombinator(nm)
+	if (ok == "") == (nk == "") {
+		return false
+	}
+	single := func(m map[string]any) []any { return []any{m} }
+	var oList, nList []any
+	var oBase, nBase, kind string
+	var oItem, nItem func(i int) string
+	if nk != "" {
+		kind, oList, nList = nk, single(om), nl
+		oBase, nBase = oLoc, child(nLoc, nk)
+		oItem = func(int) string { return oLoc }
+		nItem = func(i int) string { return child(nBase, strconv.Itoa(i)) }
+	} else {
+		kind, oList, nList = ok, ol, single(nm)
+		oBase, nBase = child(oLoc, ok), nLoc
+		oItem = func(i int) string { return child(oBase, strconv.Itoa(i)) }
+		nItem = func(int) string { return nLoc }
+	}
+	pairs, oRest, nRest := c.pairWrapped(oList, oItem, nList, nItem)
+	if len(pairs) == 0 {
+		if nk != "" {
+			c.add("COMBINATOR_CHANGED", nBase, false, "the schema was replaced by a %q of %d entries", nk, len(nl))
+		} else {
+			c.addOld("COMBINATOR_CHANGED", oBase, false, "the %q of %d entries was replaced by a schema", ok, len(ol))
+		}
+		return true
+	}
+	c.pin++
+	for _, p := range pairs {
+		c.schema(oList[p[0]], oItem(p[0]), nList[p[1]], nItem(p[1]), false)
+	}
+	c.pin--
+	for _, i := range nRest {
+		ptr := nItem(i)
+		switch {
+		case kind == "allOf":
+			c.add("CONJUNCT_ADDED", ptr, false, "allOf entry %d was added around the schema", i)
+		case c.new.isNull(nList[i], ptr):
+			c.add("NULLABLE_ADDED", ptr, false, "branch %d accepting null was added around the schema", i)
+		default:
+			c.add("BRANCH_ADDED", ptr, false, "branch %d was added around the schema", i)
+		}
+	}
+	for _, j := range oRest {
+		ptr := oItem(j)
+		switch {
+		case kind == "allOf":
+			c.addOld("CONJUNCT_REMOVED", ptr, false, "allOf entry %d was removed and its other entry kept", j)
+		case c.old.isNull(oList[j], ptr):
+			c.addOld("NULLABLE_REMOVED", ptr, false, "branch %d accepting null was removed and its other branch kept", j)
+		default:
+			c.addOld("BRANCH_REMOVED", ptr, false, "branch %d was removed and its other branch kept", j)
+		}
+	}
+	return true
+}
+
+// pairWrapped pairs the one plain schema with an entry of the wrapper's
+// list: an equal one, else the same $ref, else one proven to contain it or
+// be contained in it, else the only entry that is not null.
+func (c *comparer) pairWrapped(ol []any, oItem func(int) string, nl []any, nItem func(int) string) (pairs [][2]int, oRest, nRest []int) {
+	type cand struct{ j, i int }
+	var all []cand
+	for j := range ol {
+		for i := range nl {
+			all = append(all, cand{j, i})
+		}
+	}
+	stages := []func(j, i int) bool{
+		func(j, i int) bool { return c.same(ol[j], oItem(j), nl[i], nItem(i)) },
+		func(j, i int) bool {
+			or, _ := refOf(ol[j])
+			nr, _ := refOf(nl[i])
+			return or != "" && or == nr
+		},
+		func(j, i int) bool {
+			o, n := sref{d: c.old, v: ol[j], loc: oItem(j)}, sref{d: c.new, v: nl[i], loc: nItem(i)}
+			return c.e.prove(conj{atoms: []sref{o}}, n) || c.e.prove(conj{atoms: []sref{n}}, o)
+		},
+	}
+	found := false
+	for _, st := range stages {
+		for _, k := range all {
+			if st(k.j, k.i) {
+				pairs = append(pairs, [2]int{k.j, k.i})
+				found = true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		var cands []cand
+		for _, k := range all {
+			if !c.old.isNull(ol[k.j], oItem(k.j)) && !c.new.isNull(nl[k.i], nItem(k.i)) {
+				cands = append(cands, k)
+			}
+		}
+		if len(cands) == 1 {
+			pairs = append(pairs, [2]int{cands[0].j, cands[0].i})
+		}
+	}
+	for j := range ol {
+		if len(pairs) == 0 || pairs[0][0] != j {
+			oRest = append(oRest, j)
+		}
+	}
+	for i := range nl {
+		if len(pairs) == 0 || pairs[0][1] != i {
+			nRest = append(nRest, i)
+		}
+	}
+	return pairs, oRest, nRest
+}
+
+// pairByKeys pairs entries of two long lists through maps: equal canonical
+// text, then the same $ref, then the same discriminator; linear, not
+// quadratic.
+func (c *comparer) pairByKeys(ol []any, oLoc func(int) string, nl []any, nLoc func(int) string, usedO, usedN []bool, pairs *[][2]int) {
+	keys := []struct {
+		o func(j int) string
+		n func(i int) string
+	}{
+		{func(j int) string { return jsonText(ol[j]) }, func(i int) string { return jsonText(nl[i]) }},
+		{func(j int) string { r, _ := refOf(ol[j]); return r }, func(i int) string { r, _ := refOf(nl[i]); return r }},
+		{func(j int) string { return c.old.discriminator(ol[j], oLoc(j)) }, func(i int) string { return c.new.discriminator(nl[i], nLoc(i)) }},
+	}
+	for _, k := range keys {
+		byKey := map[string][]int{}
+		for j := range ol {
+			if !usedO[j] {
+				if s := k.o(j); s != "" {
+					byKey[s] = append(byKey[s], j)
+				}
+			}
+		}
+		for i := range nl {
+			if usedN[i] {
+				continue
+			}
+			s := k.n(i)
+			if s == "" || len(byKey[s]) == 0 {
+				continue
+			}
+			j := byKey[s][0]
+			byKey[s] = byKey[s][1:]
+			usedO[j], usedN[i] = true, true
+			*pairs = append(*pairs, [2]int{j, i})
+		}
+	}
 }

@@ -8,18 +8,65 @@
 //   - writer: consumers still on the old schema must accept every message the
 //     new one allows. A widening breaks writers.
 //
-// [Compare] walks both schemas side by side, resolving local $ref (JSON
-// Pointers, including $defs) inside each document offline; a $ref to any
-// other URL is an error (kiterr SCHEMA_REF_REMOTE), never fetched. Each pair
-// of locations is compared once, so recursive schemas terminate and a shared
-// definition is reported once, at its own pointer. Findings are data
-// ([Finding]), sorted by pointer, then rule, then message.
+// [Compare] reads each document in the draft its $schema names (draft-04,
+// -06, -07, 2019-09, 2020-12; [Options].DefaultDraft when absent, 2020-12 by
+// default; anything else is SCHEMA_UNSUPPORTED, never misread) and rewrites
+// it into 2020-12 terms (draft.go): array items is prefixItems,
+// additionalItems is items, dependencies is dependentRequired or
+// dependentSchemas, draft-04 boolean exclusive bounds and id are read as
+// such, keywords beside $ref are dropped before 2019-09, and $ref to anchors
+// or to the document's own $id URIs become JSON Pointers. Pointers in
+// findings address the documents as written. A $ref to any other URL is an
+// error (kiterr SCHEMA_REF_REMOTE), never fetched.
 //
-// The comparison is structural, not a full set-inclusion proof: regular
-// expressions are compared as text (PATTERN_CHANGED), allOf/anyOf/oneOf
-// entries are matched by equality, $ref, if schema and const discriminators
-// before position, and keywords without a finer rule are reported as
-// KEYWORD_CHANGED. Where it cannot tell, it errs towards BREAKING.
+// It then walks both schemas side by side (diff.go): each difference is a
+// finding of a stable rule ([Rules]). Each pair of locations is compared
+// once, so recursive schemas terminate and a shared definition is reported
+// once, at its own pointer. A schema and a combinator that wraps it
+// ({"$ref": A} and {"oneOf": [{"type": "null"}, {"$ref": A}]}, X and
+// {"allOf": [X]}) are paired entry by entry, never keyword by keyword;
+// list entries are paired by equality, $ref, if schema, const
+// discriminator, then by content (one proved to contain the other), then by
+// position.
+//
+// # Meaning
+//
+// The rules say where a change is; whether it breaks is decided by meaning.
+// Every finding whose rule breaks a selected direction (and that no option
+// lowers) is checked (verdict.go) on the pair of schemas it is about: the
+// schemas themselves, or, where meaning depends on the parent (anyOf, oneOf
+// and allOf entries, then and else, not, if), the schema holding them.
+//
+//   - proof (sem.go): a sound inclusion prover shows that the new schema
+//     accepts every instance the old one accepts (reader) or the reverse
+//     (writer), there or at the enclosing definition or root. The finding is
+//     then ADDITIVE with its Proof. The prover flattens allOf and $ref,
+//     expands anyOf, oneOf and if/then/else into alternatives, splits by type
+//     and by value, requires disjointness for oneOf, reads patterns that
+//     match every string, merges bounds, and compares members and items by
+//     name and position; recursion holds coinductively only through members
+//     and items. Where it cannot decide it proves nothing.
+//   - witness (gen.go): candidate instances are generated from both schemas
+//     (const, enum, examples, default, boundary values of their bounds,
+//     strings made from their patterns and formats, objects with each
+//     documented member, arrays at their length bounds, values of contains
+//     and propertyNames) and checked with the real validator
+//     (santhosh-tekuri/jsonschema/v6 through internal/schema, drafts as
+//     written, formats asserted unless FormatAnnotation). One that the old
+//     schema accepts and the new one rejects (reader) or the reverse
+//     (writer) makes the finding BREAKING with that Witness.
+//   - neither: the finding is BREAKING with Evidence "unchecked".
+//
+// A oneOf whose branches changed is also searched for an instance the old
+// schema accepted that now matches two or more branches (ONEOF_OVERLAP,
+// reported only with such a witness). [Report].Checks states, per direction,
+// whether the documents are compatible and the root-level proof or witness.
+//
+// Cost: prover results are memoized (a result resting on a coinductive
+// assumption of an outer call is not), generated values and witness
+// searches are memoized per schema pair, long lists are paired in linear
+// time, and the context bounds everything: past its deadline Compare
+// returns COMPAT_TIMEOUT.
 //
 // # Rules
 //
@@ -112,8 +159,12 @@
 //   - REF_RETARGETED (breaks none): a $ref pointed at a new target only when the resolved schemas
 //     are equal; the differences themselves are reported by the other rules.
 //   - DEFINITION_ADDED (breaks none): a $defs entry was added (additive).
-//   - DEFINITION_REMOVED (breaks both): no $defs entry was removed: anyone referencing it by
-//     pointer (the runner's ReplyBySubtype/<subtype>) breaks.
+//   - DEFINITION_REMOVED (breaks both): no $defs entry that the document itself does not
+//     reference was removed: anyone referencing it by pointer (the runner's
+//     ReplyBySubtype/<subtype>) breaks; a definition the document referenced is compared where
+//     it was used (ADDITIVE here). Never checked by meaning: it breaks by name.
+//   - ONEOF_OVERLAP (breaks reader): no instance the old oneOf accepted now matches two or more
+//     branches of the new oneOf, which rejects it; reported only with a witness.
 //   - KEYWORD_CHANGED (breaks both): an assertion keyword without a finer rule (not, contains,
 //     propertyNames, dependentSchemas, unknown keywords) kept its value.
 //
@@ -127,6 +178,13 @@
 // validator asserts formats, unless FormatAnnotation. docs/compat.md gives
 // the reasons and what other tools do.
 //
-// Sources: JSON Schema 2020-12 Core and Validation; COMPATIBILITY.md
+// Policy: [Policy] applies an ignore list (rule ids and JSON Pointers, as
+// buf breaking's ignore and ignore_only) and severities per rule (as
+// oasdiff's severity levels) to a report; [Locate] gives the line and
+// column of a pointer in a JSON text (for --format github).
+//
+// Sources: JSON Schema 2020-12 Core and Validation; draft-04, -06 and -07
+// Validation (items, additionalItems, dependencies, exclusive bounds, $ref
+// siblings); COMPATIBILITY.md
 // (additive vs breaking, seed 000); STYLE.md (rule registries).
 package compat

@@ -8,12 +8,20 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/schema"
 )
 
 // doc is one schema document whose local $ref have been checked.
 type doc struct {
 	name string // "old" or "new", for error messages
-	root any
+	root any    // the translated (draft 2020-12) document
+	// tr maps locations of root back to the original document; std
+	// validates instances against the original document (nil when it does
+	// not compile as a whole).
+	tr  *translated
+	std *schema.Standalone
+	// refTargets are the locations some $ref of the document points at
+	refTargets map[string]bool
 }
 
 // newDoc checks every $ref of root: local, resolvable, and not part of a
@@ -24,7 +32,7 @@ func newDoc(name string, root any) (*doc, error) {
 	default:
 		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
 	}
-	d := &doc{name: name, root: root}
+	d := &doc{name: name, root: root, refTargets: map[string]bool{}}
 	if err := d.check(root, ""); err != nil {
 		return nil, err
 	}
@@ -49,9 +57,11 @@ func (d *doc) check(v any, loc string) error {
 			if !ok {
 				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", d.name, show(loc), r)
 			}
-			if _, err := d.refLoc(s, loc); err != nil {
+			target, err := d.refLoc(s, loc)
+			if err != nil {
 				return err
 			}
+			d.refTargets[target] = true
 			if isRefOnly(v) {
 				if _, _, err := d.follow(v, loc); err != nil {
 					return err

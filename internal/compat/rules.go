@@ -100,7 +100,8 @@ func Rules() []Rule {
 		{ID: "CONDITIONAL_REMOVED", Purpose: "Checks that no if/then/else was removed.", Breaks: BreaksWriter},
 		{ID: "REF_RETARGETED", Purpose: "Checks that a $ref pointed at a new target only when the resolved schemas are equal; the differences themselves are reported by the other rules.", Breaks: BreaksNone},
 		{ID: "DEFINITION_ADDED", Purpose: "Checks that a $defs entry was added (additive).", Breaks: BreaksNone},
-		{ID: "DEFINITION_REMOVED", Purpose: "Checks that no $defs entry was removed: anyone referencing it by pointer (the runner's ReplyBySubtype/<subtype>) breaks.", Breaks: BreaksBoth},
+		{ID: "DEFINITION_REMOVED", Purpose: "Checks that no $defs entry that the document itself does not reference was removed: anyone referencing it by pointer (the runner's ReplyBySubtype/<subtype>) breaks; a definition the document referenced is compared where it was used (ADDITIVE here).", Breaks: BreaksBoth},
+		{ID: "ONEOF_OVERLAP", Purpose: "Checks that no instance the old oneOf accepted now matches two or more branches of the new oneOf, which rejects it (a branch added or loosened to overlap another); reported only with a witness.", Breaks: BreaksReader},
 		{ID: "KEYWORD_CHANGED", Purpose: "Checks that an assertion keyword without a finer rule (not, contains, propertyNames, dependentSchemas, unknown keywords) kept its value.", Breaks: BreaksBoth},
 	}
 }

@@ -69,6 +69,12 @@ const (
 	SchemaRefRemote Code = "SCHEMA_REF_REMOTE"
 	// SchemaRefOutside: a $ref points outside the suite root (never read).
 	SchemaRefOutside Code = "SCHEMA_REF_OUTSIDE"
+	// SchemaUnsupported: a schema uses a draft ($schema) or a keyword
+	// ($dynamicRef, $recursiveRef) that conform compat cannot compare; it is
+	// refused rather than misread.
+	SchemaUnsupported Code = "SCHEMA_UNSUPPORTED"
+	// CompatTimeout: conform compat did not finish within its --timeout.
+	CompatTimeout Code = "COMPAT_TIMEOUT"
 
 	// NormalizerInvalid: a normalizer has a bad path pattern or format.
 	NormalizerInvalid Code = "NORMALIZER_INVALID"

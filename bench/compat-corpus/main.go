@@ -1,0 +1,391 @@
+// Command compat-corpus measures `conform compat` against public labelled
+// corpora of JSON Schema evolution (pairs of schemas with an expected
+// compatibility verdict), and optionally the peers' verdicts on the same
+// cases. It reads only what it is pointed at and fetches nothing.
+//
+//	compat-corpus [--apicurio PATH] [--karapace DIR] [--export FILE]
+//	              [--peer NAME=FILE]... [--list] [--timeout D]
+//
+//	--apicurio PATH  Apicurio Registry's compatibility-test-data.json, or a
+//	                 checkout of apicurio-registry holding it at
+//	                 schema-util/json/src/test/resources/io/apicurio/registry/
+//	                 rules/compatibility/jsonschema/
+//	--karapace DIR   a checkout of Karapace (tests/schemas/json_schemas.py and
+//	                 tests/unit/compatibility/jsonschema/
+//	                 test_jsonschema_compatibility.py are read as data)
+//	--export FILE    also write every case as JSON lines for peers.py
+//	--peer NAME=FILE read a peer's verdicts (JSON lines from peers.py)
+//	--list           print every disagreement with its witness or proof
+//
+// Directions: reader = the new schema accepts every instance the old one
+// accepted (Apicurio BACKWARD; Karapace compatibility(reader=new,
+// writer=old)); writer = the old schema accepts every instance the new one
+// accepts (Apicurio FORWARD; Karapace's label with the two schemas swapped).
+// An Apicurio label "backward" means backward and not forward, "forward" the
+// reverse, "both" both and "none" neither (its CompatibilityTestExecutor).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compat"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+const (
+	dirReader = "reader"
+	dirWriter = "writer"
+)
+
+// Case is one labelled pair of schemas.
+type Case struct {
+	Corpus string
+	ID     string
+	Line   int // source line (Karapace), or the test's index (Apicurio)
+	Old    any
+	New    any
+	// Labels maps a direction to "compatible" (true) or not.
+	Labels map[string]bool
+	// Swapped: Karapace's writer-direction case (reader and writer swapped).
+	Swapped bool
+}
+
+// key names one (case, direction) for peers' files.
+func key(c Case, dir string) string {
+	return fmt.Sprintf("%s|%d|%s|%s", c.Corpus, c.Line, c.ID, dir)
+}
+
+const apicurioPath = "schema-util/json/src/test/resources/io/apicurio/registry/rules/compatibility/jsonschema/compatibility-test-data.json"
+
+func loadApicurio(path string) ([]Case, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, apicurioPath)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	root, _ := v.(map[string]any)
+	tests, ok := root["tests"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: no \"tests\" array", path)
+	}
+	var out []Case
+	for i, t := range tests {
+		m, _ := t.(map[string]any)
+		if en, ok := m["enabled"].(bool); ok && !en {
+			continue
+		}
+		id, _ := m["id"].(string)
+		label, _ := m["compatibility"].(string)
+		var labels map[string]bool
+		switch label {
+		case "backward":
+			labels = map[string]bool{dirReader: true, dirWriter: false}
+		case "forward":
+			labels = map[string]bool{dirReader: false, dirWriter: true}
+		case "both":
+			labels = map[string]bool{dirReader: true, dirWriter: true}
+		case "none":
+			labels = map[string]bool{dirReader: false, dirWriter: false}
+		default:
+			return nil, fmt.Errorf("%s: test %d (%s): compatibility %q", path, i, id, label)
+		}
+		out = append(out, Case{Corpus: "apicurio", ID: id, Line: i, Old: m["original"], New: m["updated"], Labels: labels})
+	}
+	return out, nil
+}
+
+// outcome is one verdict on one (case, direction).
+type outcome struct {
+	verdict  string // "compatible", "breaking" or "error"
+	evidence string // witness, proof or error text
+	proven   bool   // the verdict carries a checked witness or a stated subsumption
+}
+
+type peerFlag map[string]string
+
+func (p peerFlag) String() string { return fmt.Sprint(map[string]string(p)) }
+func (p peerFlag) Set(s string) error {
+	name, file, ok := strings.Cut(s, "=")
+	if !ok {
+		return errors.New("want NAME=FILE")
+	}
+	p[name] = file
+	return nil
+}
+
+func main() {
+	apicurio := flag.String("apicurio", "", "Apicurio compatibility-test-data.json or a checkout of apicurio-registry")
+	karapace := flag.String("karapace", "", "a checkout of Karapace")
+	export := flag.String("export", "", "write the cases as JSON lines for peers.py")
+	list := flag.Bool("list", false, "print every disagreement with its evidence")
+	defaults := flag.Bool("defaults", false, "run conform with its default options instead of --strict-open (see bench/README.md)")
+	timeout := flag.Duration("timeout", 10*time.Second, "bound of one comparison")
+	peers := peerFlag{}
+	flag.Var(peers, "peer", "NAME=FILE: a peer's verdicts from peers.py (repeatable)")
+	flag.Parse()
+	if *apicurio == "" && *karapace == "" {
+		fmt.Fprintln(os.Stderr, "compat-corpus: give --apicurio and/or --karapace (see bench/README.md)")
+		os.Exit(2)
+	}
+	var cases []Case
+	if *apicurio != "" {
+		cs, err := loadApicurio(*apicurio)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compat-corpus: apicurio:", err)
+			os.Exit(2)
+		}
+		cases = append(cases, cs...)
+	}
+	if *karapace != "" {
+		cs, err := loadKarapace(*karapace)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compat-corpus: karapace:", err)
+			os.Exit(2)
+		}
+		cases = append(cases, cs...)
+	}
+	if *export != "" {
+		if err := writeExport(*export, cases); err != nil {
+			fmt.Fprintln(os.Stderr, "compat-corpus: export:", err)
+			os.Exit(2)
+		}
+	}
+	peerOut := map[string]map[string]outcome{}
+	var peerNames []string
+	for name, file := range peers {
+		m, err := readPeer(file)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "compat-corpus: peer %s: %v\n", name, err)
+			os.Exit(2)
+		}
+		peerOut[name] = m
+		peerNames = append(peerNames, name)
+	}
+	sort.Strings(peerNames)
+	strictOpen = !*defaults
+	report(os.Stdout, cases, peerNames, peerOut, *list, *timeout)
+}
+
+func writeExport(path string, cases []Case) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, c := range cases {
+		for _, dir := range []string{dirReader, dirWriter} {
+			label, ok := c.Labels[dir]
+			if !ok {
+				continue
+			}
+			if err := enc.Encode(map[string]any{"key": key(c, dir), "direction": dir, "old": c.Old, "new": c.New, "compatible": label}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func readPeer(path string) (map[string]outcome, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]outcome{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var r struct {
+			Key        string `json:"key"`
+			Compatible *bool  `json:"compatible"`
+			Error      string `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, err
+		}
+		switch {
+		case r.Compatible == nil:
+			out[r.Key] = outcome{verdict: "error", evidence: r.Error}
+		case *r.Compatible:
+			out[r.Key] = outcome{verdict: "compatible"}
+		default:
+			out[r.Key] = outcome{verdict: "breaking"}
+		}
+	}
+	return out, sc.Err()
+}
+
+// strictOpen: the corpora label set inclusion, where an undocumented
+// member of an open object is an instance like any other, so conform runs
+// with --strict-open unless --defaults.
+var strictOpen = true
+
+// ours runs conform compat on one case in one direction.
+func ours(c Case, dir string, timeout time.Duration) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	opt := compat.Options{Direction: dir, StrictOpen: strictOpen}
+	if c.Corpus == "karapace" {
+		opt.DefaultDraft = "draft-07" // Karapace reads its schemas with Draft7Validator
+	}
+	rep, err := compat.Compare(ctx, c.Old, c.New, opt)
+	if err != nil {
+		return outcome{verdict: "error", evidence: string(kiterr.CodeOf(err)) + ": " + err.Error()}
+	}
+	return evidence(rep, dir)
+}
+
+type tally struct {
+	n, agree, proven, errors int
+	// m[label][verdict] counts; label "compatible"/"breaking".
+	m map[string]map[string]int
+}
+
+func newTally() *tally {
+	return &tally{m: map[string]map[string]int{"compatible": {}, "breaking": {}}}
+}
+
+func (t *tally) add(label bool, o outcome) bool {
+	l := "breaking"
+	if label {
+		l = "compatible"
+	}
+	t.n++
+	t.m[l][o.verdict]++
+	if o.verdict == "error" || o.verdict == "missing" {
+		t.errors++
+	}
+	if o.verdict == l {
+		t.agree++
+		return true
+	}
+	if o.proven {
+		t.proven++
+	}
+	return false
+}
+
+func pct(a, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(n))
+}
+
+func report(w io.Writer, cases []Case, peerNames []string, peerOut map[string]map[string]outcome, list bool, timeout time.Duration) {
+	type group struct{ corpus, dir string }
+	var groups []group
+	tallies := map[group]*tally{}
+	peerTallies := map[string]map[group]*tally{}
+	for _, p := range peerNames {
+		peerTallies[p] = map[group]*tally{}
+	}
+	var disagreements []string
+	for _, c := range cases {
+		for _, dir := range []string{dirReader, dirWriter} {
+			label, ok := c.Labels[dir]
+			if !ok {
+				continue
+			}
+			g := group{c.Corpus, dir}
+			if tallies[g] == nil {
+				tallies[g] = newTally()
+				groups = append(groups, g)
+				for _, p := range peerNames {
+					peerTallies[p][g] = newTally()
+				}
+			}
+			o := ours(c, dir, timeout)
+			agreed := tallies[g].add(label, o)
+			var peerCol []string
+			for _, p := range peerNames {
+				po, ok := peerOut[p][key(c, dir)]
+				if !ok {
+					po = outcome{verdict: "missing"}
+				}
+				peerTallies[p][g].add(label, po)
+				peerCol = append(peerCol, p+"="+po.verdict)
+			}
+			if !agreed && list {
+				lbl := "breaking"
+				if label {
+					lbl = "compatible"
+				}
+				mark := "UNPROVEN"
+				if o.proven {
+					mark = "proven"
+				}
+				old, nw := jsonText(c.Old), jsonText(c.New)
+				disagreements = append(disagreements, fmt.Sprintf("- [%s %s] %s (line %d)\n    label %s, conform %s (%s); %s\n    old: %s\n    new: %s\n    evidence: %s",
+					c.Corpus, dir, c.ID, c.Line, lbl, o.verdict, mark, strings.Join(peerCol, " "), clip(old), clip(nw), o.evidence))
+			}
+		}
+	}
+	fmt.Fprintln(w, "Agreement with the labels (proven: conform's opposite verdict carries a checked witness or a stated subsumption)")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| tool | corpus | direction | cases | errors | agree | agree %% | agree %% of answered | proven | agree+proven %% |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	row := func(tool string, g group, t *tally) {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %s | %s | %d | %s |\n", tool, g.corpus, g.dir, t.n, t.errors, t.agree, pct(t.agree, t.n), pct(t.agree, t.n-t.errors), t.proven, pct(t.agree+t.proven, t.n))
+	}
+	for _, g := range groups {
+		row("conform", g, tallies[g])
+	}
+	for _, p := range peerNames {
+		for _, g := range groups {
+			t := peerTallies[p][g]
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %s | %s | - | - |\n", p, g.corpus, g.dir, t.n, t.errors, t.agree, pct(t.agree, t.n), pct(t.agree, t.n-t.errors))
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Confusion matrices (rows: label; columns: verdict)")
+	tools := append([]string{"conform"}, peerNames...)
+	for _, tool := range tools {
+		for _, g := range groups {
+			t := tallies[g]
+			if tool != "conform" {
+				t = peerTallies[tool][g]
+			}
+			fmt.Fprintf(w, "\n%s, %s, %s:\n", tool, g.corpus, g.dir)
+			fmt.Fprintf(w, "  %-12s %10s %10s %8s\n", "label\\verdict", "compatible", "breaking", "error")
+			for _, l := range []string{"compatible", "breaking"} {
+				fmt.Fprintf(w, "  %-13s %10d %10d %8d\n", l, t.m[l]["compatible"], t.m[l]["breaking"], t.m[l]["error"]+t.m[l]["missing"])
+			}
+		}
+	}
+	if list {
+		fmt.Fprintf(w, "\nDisagreements (%d):\n", len(disagreements))
+		for _, d := range disagreements {
+			fmt.Fprintln(w, d)
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
+}

@@ -1,0 +1,741 @@
+package compat
+
+import (
+	"encoding/json"
+	"math/big"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+)
+
+// This file generates candidate instances for witness search: values that
+// a schema is likely to accept (its const/enum/examples/default, boundary
+// values of its bounds, strings made from its patterns and formats, objects
+// with its required members and each documented optional member, arrays at
+// its length bounds) mixed with the boundaries and names of a hint schema
+// (the other side of the comparison), so that values near the other side's
+// limits are tried too. Candidates are only candidates: a witness is kept
+// only after the real validator checked it against both schemas.
+
+// maxCandidates bounds the values one generator call returns.
+const maxCandidates = 48
+
+// genDepth bounds nesting (objects in arrays in objects ...).
+const genDepth = 3
+
+type generator struct {
+	e *engine
+}
+
+// genKey names a values call for the engine's memo.
+func genKey(s sref, hs []sref, depth int) string {
+	k := s.key() + "@" + strconv.Itoa(depth)
+	for _, h := range hs {
+		k += "|" + h.key()
+	}
+	return k
+}
+
+// numLit makes a JSON number from a rational (integers exact, others as
+// a decimal string).
+func numLit(r *big.Rat) json.Number {
+	if r.IsInt() {
+		return json.Number(r.Num().String())
+	}
+	return json.Number(r.FloatString(6))
+}
+
+func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
+
+// hintFacts collects numbers, lengths, strings and member names of the hint
+// schemas (one level: the keywords of the nodes themselves and their
+// flattened conjunction).
+type hintBag struct {
+	nums    []*big.Rat
+	lens    []int64
+	strs    []string
+	names   []string
+	values  []any
+	formats []string
+	pats    []string
+}
+
+func (g *generator) hints(hs []sref) hintBag {
+	var b hintBag
+	for _, h := range hs {
+		atoms, neg, disj, _ := flatten(conj{atoms: []sref{h}})
+		for _, n := range neg {
+			more, _, _, _ := flatten(conj{atoms: []sref{n}})
+			atoms = append(atoms, more...)
+		}
+		for _, d := range disj {
+			for _, a := range d.alts {
+				for _, p := range a.pos {
+					more, _, _, _ := flatten(conj{atoms: []sref{p}})
+					atoms = append(atoms, more...)
+				}
+			}
+		}
+		for _, s := range atoms {
+			m, _ := s.m()
+			for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+				if r, ok := rat(m[kw]); ok {
+					b.nums = append(b.nums, r)
+				}
+			}
+			for _, kw := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
+				if n, ok := intOf(m[kw]); ok {
+					b.lens = append(b.lens, n)
+				}
+			}
+			if vs, ok := valueList(m); ok {
+				b.values = append(b.values, vs...)
+			}
+			for _, kw := range []string{"examples"} {
+				if arr, ok := m[kw].([]any); ok {
+					b.values = append(b.values, arr...)
+				}
+			}
+			if v, ok := m["default"]; ok {
+				b.values = append(b.values, v)
+			}
+			if p, ok := m["properties"].(map[string]any); ok {
+				b.names = append(b.names, sortedKeys(p)...)
+			}
+			b.names = append(b.names, sortedKeys(stringSet(m["required"]))...)
+			if pp, ok := m["patternProperties"].(map[string]any); ok {
+				for _, p := range sortedKeys(pp) {
+					b.pats = append(b.pats, p)
+					b.names = append(b.names, regexSamples(p)...)
+				}
+			}
+			if p, ok := m["pattern"].(string); ok {
+				b.pats = append(b.pats, p)
+			}
+			if f, ok := m["format"].(string); ok {
+				b.formats = append(b.formats, f)
+			}
+			for _, kw := range []string{"contains", "propertyNames"} {
+				if sub, ok := m[kw]; ok {
+					more, _, _, _ := flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+					for _, x := range more {
+						xm, _ := x.m()
+						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+							if r, ok := rat(xm[k]); ok {
+								b.nums = append(b.nums, r)
+							}
+						}
+						for _, k := range []string{"minLength", "maxLength"} {
+							if n, ok := intOf(xm[k]); ok {
+								b.lens = append(b.lens, n)
+							}
+						}
+					}
+				}
+			}
+			if dr, ok := m["dependentRequired"].(map[string]any); ok {
+				for _, k := range sortedKeys(dr) {
+					b.names = append(b.names, k)
+					b.names = append(b.names, sortedKeys(stringSet(dr[k]))...)
+				}
+			}
+			if ds, ok := m["dependentSchemas"].(map[string]any); ok {
+				b.names = append(b.names, sortedKeys(ds)...)
+			}
+		}
+	}
+	return b
+}
+
+// values returns candidate instances for s, trying hint boundaries too.
+func (g *generator) values(s sref, hs []sref, depth int) []any {
+	if g.e.stop() {
+		return nil
+	}
+	k := genKey(s, hs, depth)
+	if v, ok := g.e.genMemo[k]; ok {
+		return v
+	}
+	g.e.genMemo[k] = nil // a recursive schema met again generates nothing more
+	v := g.valuesUncached(s, hs, depth)
+	g.e.genMemo[k] = v
+	return v
+}
+
+func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
+	s = s.deref()
+	hb := g.hints(append([]sref{s}, hs...))
+	out := newCandSet()
+	for _, v := range hb.values {
+		out.add(v)
+	}
+	m, isFalse := s.m()
+	if isFalse {
+		return out.list()
+	}
+	_ = m
+	alts, ok := g.e.expand(conj{atoms: []sref{s}})
+	if !ok || len(alts) == 0 {
+		alts = []conj{{atoms: []sref{s}}}
+	}
+	if len(alts) > 12 {
+		alts = alts[:12]
+	}
+	for _, a := range alts {
+		g.forConj(a, hs, hb, depth, out)
+		if len(out.vals) >= maxCandidates*2 {
+			break
+		}
+	}
+	return out.list()
+}
+
+type candSet struct {
+	seen map[string]bool
+	vals []any
+}
+
+func newCandSet() *candSet { return &candSet{seen: map[string]bool{}} }
+
+func (vs *candSet) add(v any) {
+	k := jsonText(v)
+	if vs.seen[k] {
+		return
+	}
+	vs.seen[k] = true
+	vs.vals = append(vs.vals, v)
+}
+
+func (vs *candSet) list() []any {
+	if len(vs.vals) > maxCandidates*2 {
+		return vs.vals[:maxCandidates*2]
+	}
+	return vs.vals
+}
+
+// forConj adds candidates for one flat alternative.
+func (g *generator) forConj(a conj, hs []sref, hb hintBag, depth int, out *candSet) {
+	f := g.e.factsOf(a)
+	if f.finite {
+		for _, v := range f.vals {
+			out.add(v)
+		}
+	}
+	types := f.types
+	if types == 0 {
+		types = tAll // still try: facts may be too coarse
+	}
+	for _, s := range a.atoms {
+		m, _ := s.m()
+		if arr, ok := m["examples"].([]any); ok {
+			for _, v := range arr {
+				out.add(v)
+			}
+		}
+		if v, ok := m["default"]; ok {
+			out.add(v)
+		}
+	}
+	if types&tNull != 0 {
+		out.add(nil)
+	}
+	if types&tBool != 0 {
+		out.add(true)
+		out.add(false)
+	}
+	if types&tNum != 0 {
+		for _, n := range g.numbers(f, hb, types) {
+			out.add(n)
+		}
+	}
+	if types&tStr != 0 {
+		for _, s := range g.strings(f, hb) {
+			out.add(s)
+		}
+	}
+	if depth >= genDepth {
+		if types&tArr != 0 {
+			out.add([]any{})
+		}
+		if types&tObj != 0 {
+			out.add(map[string]any{})
+		}
+		return
+	}
+	if types&tObj != 0 {
+		for _, o := range g.objects(a, f, hs, hb, depth) {
+			out.add(o)
+		}
+	}
+	if types&tArr != 0 {
+		for _, arr := range g.arrays(a, f, hs, hb, depth) {
+			out.add(arr)
+		}
+	}
+}
+
+func (g *generator) numbers(f facts, hb hintBag, types tmask) []any {
+	var base []*big.Rat
+	add := func(r *big.Rat) { base = append(base, r) }
+	for _, n := range []int64{0, 1, -1, 10} {
+		add(ratInt(n))
+	}
+	for _, r := range append(append([]*big.Rat{}, hb.nums...), f.lo, f.hi) {
+		if r == nil {
+			continue
+		}
+		add(r)
+		add(new(big.Rat).Add(r, ratInt(1)))
+		add(new(big.Rat).Sub(r, ratInt(1)))
+		add(new(big.Rat).Add(r, big.NewRat(1, 2)))
+		add(new(big.Rat).Sub(r, big.NewRat(1, 2)))
+		add(new(big.Rat).Mul(r, ratInt(2)))
+		add(new(big.Rat).Mul(r, ratInt(3)))
+		add(new(big.Rat).Mul(r, ratInt(7)))
+	}
+	for _, m := range f.mults {
+		for _, k := range []int64{1, 2, 3, 5} {
+			add(new(big.Rat).Mul(m, ratInt(k)))
+		}
+		if f.lo != nil {
+			q := new(big.Rat).Quo(f.lo, m)
+			n := intLo(q, false)
+			add(new(big.Rat).Mul(m, new(big.Rat).SetInt(n)))
+			add(new(big.Rat).Mul(m, new(big.Rat).SetInt(new(big.Int).Add(n, big.NewInt(1)))))
+		}
+	}
+	add(big.NewRat(1, 2))
+	var out []any
+	seen := map[string]bool{}
+	for _, r := range base {
+		if r.IsInt() && types&tInt == 0 {
+			continue
+		}
+		if !r.IsInt() && types&tFrac == 0 {
+			continue
+		}
+		n := numLit(r)
+		if !seen[string(n)] {
+			seen[string(n)] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// formatSamples are values valid for each format the validator asserts.
+var formatSamples = map[string][]string{
+	"date-time":             {"2020-01-01T00:00:00Z"},
+	"date":                  {"2020-01-01"},
+	"time":                  {"00:00:00Z"},
+	"duration":              {"P1D"},
+	"email":                 {"a@example.com"},
+	"idn-email":             {"a@example.com"},
+	"hostname":              {"example.com"},
+	"idn-hostname":          {"example.com"},
+	"ipv4":                  {"127.0.0.1"},
+	"ipv6":                  {"::1"},
+	"uri":                   {"https://example.com/a"},
+	"iri":                   {"https://example.com/a"},
+	"uri-reference":         {"a/b"},
+	"iri-reference":         {"a/b"},
+	"uri-template":          {"a{b}"},
+	"uuid":                  {"123e4567-e89b-12d3-a456-426614174000"},
+	"json-pointer":          {"/a"},
+	"relative-json-pointer": {"0/a"},
+	"regex":                 {"^a"},
+	"semver":                {"1.0.0"},
+}
+
+func (g *generator) strings(f facts, hb hintBag) []any {
+	var out []any
+	lens := []int64{0, 1, f.minLen, f.minLen + 1}
+	if f.maxLen >= 0 {
+		lens = append(lens, f.maxLen, f.maxLen+1)
+	}
+	for _, l := range hb.lens {
+		lens = append(lens, l-1, l, l+1)
+	}
+	for _, l := range lens {
+		if l >= 0 && l <= 512 {
+			out = append(out, strings.Repeat("a", int(l)))
+		}
+	}
+	var pats []string
+	for p := range f.patterns {
+		pats = append(pats, p)
+	}
+	pats = append(pats, hb.pats...)
+	for _, p := range pats {
+		for _, s := range regexSamples(p) {
+			out = append(out, s)
+			if int64(len(s)) < f.minLen {
+				out = append(out, s+strings.Repeat("a", int(f.minLen)-len(s)))
+			}
+		}
+	}
+	var fmts []string
+	for fm := range f.formats {
+		fmts = append(fmts, fm)
+	}
+	fmts = append(fmts, hb.formats...)
+	for _, fm := range fmts {
+		for _, s := range formatSamples[fm] {
+			out = append(out, s)
+		}
+	}
+	out = append(out, "x", "A", "0")
+	for _, n := range hb.names {
+		out = append(out, n)
+	}
+	return out
+}
+
+// regexSamples returns strings matching pattern p: its shortest match and a
+// longer one (quantifiers taken twice).
+func regexSamples(p string) []string {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	var gen func(r *syntax.Regexp, more bool) string
+	gen = func(r *syntax.Regexp, more bool) string {
+		switch r.Op {
+		case syntax.OpLiteral:
+			return string(r.Rune)
+		case syntax.OpCharClass:
+			if len(r.Rune) >= 2 {
+				lo, hi := r.Rune[0], r.Rune[1]
+				if lo <= 'a' && 'a' <= hi {
+					return "a"
+				}
+				return string(lo)
+			}
+			return "a"
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			return "a"
+		case syntax.OpCapture:
+			return gen(r.Sub[0], more)
+		case syntax.OpStar, syntax.OpQuest:
+			if more {
+				return gen(r.Sub[0], more)
+			}
+			return ""
+		case syntax.OpPlus:
+			s := gen(r.Sub[0], more)
+			if more {
+				return s + s
+			}
+			return s
+		case syntax.OpRepeat:
+			var sb strings.Builder
+			n := r.Min
+			if more && r.Max != r.Min {
+				n++
+			}
+			for range n {
+				sb.WriteString(gen(r.Sub[0], more))
+			}
+			return sb.String()
+		case syntax.OpConcat:
+			var sb strings.Builder
+			for _, s := range r.Sub {
+				sb.WriteString(gen(s, more))
+			}
+			return sb.String()
+		case syntax.OpAlternate:
+			return gen(r.Sub[0], more)
+		}
+		return ""
+	}
+	a, b := gen(re, false), gen(re, true)
+	if a == b {
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// firstValid orders candidates so those accepted by c come first.
+func (g *generator) ordered(c conj, cands []any) []any {
+	var good, bad []any
+	for _, v := range cands {
+		if g.e.acceptsAll(c, v) {
+			good = append(good, v)
+		} else {
+			bad = append(bad, v)
+		}
+	}
+	return append(good, bad...)
+}
+
+// childValues returns candidates for a member or item schema conjunction.
+func (g *generator) childValues(c conj, hc conj, depth int) []any {
+	vs := newCandSet()
+	for _, s := range c.atoms {
+		for _, v := range g.values(s, hc.atoms, depth+1) {
+			vs.add(v)
+		}
+	}
+	if len(c.atoms) == 0 {
+		for _, v := range []any{nil, true, json.Number("0"), "", map[string]any{}, []any{}} {
+			vs.add(v)
+		}
+		for _, s := range hc.atoms {
+			for _, v := range g.values(s, nil, depth+1) {
+				vs.add(v)
+			}
+		}
+	}
+	return g.ordered(c, vs.list())
+}
+
+func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) []any {
+	hc := conj{atoms: hs}
+	names := map[string]bool{}
+	for _, s := range a.atoms {
+		m, _ := s.m()
+		if p, ok := m["properties"].(map[string]any); ok {
+			for n := range p {
+				names[n] = true
+			}
+		}
+		if pp, ok := m["patternProperties"].(map[string]any); ok {
+			for p := range pp {
+				for _, n := range regexSamples(p) {
+					names[n] = true
+				}
+			}
+		}
+	}
+	for _, n := range hb.names {
+		names[n] = true
+	}
+	for r := range f.required {
+		names[r] = true
+	}
+	for _, s := range append(append([]sref{}, a.atoms...), hs...) {
+		m, _ := s.m()
+		if pn, ok := m["propertyNames"]; ok {
+			for _, v := range g.values(s.sub(pn, "propertyNames"), nil, genDepth) {
+				if str, ok := v.(string); ok && len(names) < 64 {
+					names[str] = true
+				}
+			}
+		}
+	}
+	cands := map[string][]any{}
+	for _, n := range sortedKeys(names) {
+		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
+	}
+	base := map[string]any{}
+	for _, r := range sortedKeys(f.required) {
+		if len(cands[r]) > 0 {
+			base[r] = cands[r][0]
+		}
+	}
+	clone := func(m map[string]any) map[string]any {
+		out := make(map[string]any, len(m)+1)
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	var out []any
+	out = append(out, base)
+	full := clone(base)
+	for _, n := range sortedKeys(names) {
+		if _, ok := full[n]; !ok && len(cands[n]) > 0 {
+			full[n] = cands[n][0]
+		}
+	}
+	out = append(out, full)
+	for _, n := range sortedKeys(names) {
+		limit := 6
+		for i, v := range cands[n] {
+			if i >= limit {
+				break
+			}
+			o := clone(base)
+			o[n] = v
+			out = append(out, o)
+			o2 := clone(full)
+			o2[n] = v
+			out = append(out, o2)
+		}
+	}
+	for _, n := range sortedKeys(full) {
+		if f.required[n] {
+			continue
+		}
+		o := clone(full)
+		delete(o, n)
+		out = append(out, o)
+	}
+	for _, extra := range []string{"x-conform-extra", "b", "a"} {
+		if names[extra] {
+			continue
+		}
+		o := clone(base)
+		o[extra] = json.Number("1")
+		out = append(out, o)
+		break
+	}
+	// fill up to minProperties with extra members
+	if f.minProps > int64(len(base)) {
+		o := clone(full)
+		for i := 0; int64(len(o)) < f.minProps && i < 64; i++ {
+			o["p"+strconv.Itoa(i)] = json.Number("1")
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []any {
+	hc := conj{atoms: hs}
+	k := 0
+	for _, s := range append(append([]sref{}, a.atoms...), hs...) {
+		m, _ := s.m()
+		if pre, ok := m["prefixItems"].([]any); ok && len(pre) > k {
+			k = len(pre)
+		}
+	}
+	itemCands := make([][]any, k+1)
+	for i := 0; i <= k; i++ {
+		itemCands[i] = g.childValues(g.e.item(a, i), g.e.item(hc, i), depth)
+		if len(itemCands[i]) > 8 {
+			itemCands[i] = itemCands[i][:8]
+		}
+	}
+	at := func(i, j int) (any, bool) {
+		c := itemCands[min(i, k)]
+		if len(c) == 0 {
+			return nil, false
+		}
+		return c[j%len(c)], true
+	}
+	build := func(n int, vary, j int) []any {
+		arr := make([]any, 0, n)
+		for i := 0; i < n; i++ {
+			jj := 0
+			if i == vary {
+				jj = j
+			}
+			v, ok := at(i, jj)
+			if !ok {
+				return nil
+			}
+			arr = append(arr, v)
+		}
+		return arr
+	}
+	var out []any
+	lens := []int64{0, 1, 2, int64(k), int64(k) + 1, f.minItems, f.minItems + 1}
+	if f.maxItems >= 0 {
+		lens = append(lens, f.maxItems, f.maxItems+1)
+	}
+	for _, l := range hb.lens {
+		lens = append(lens, l-1, l, l+1)
+	}
+	seen := map[int64]bool{}
+	for _, l := range lens {
+		if l < 0 || l > 64 || seen[l] {
+			continue
+		}
+		seen[l] = true
+		if arr := build(int(l), -1, 0); arr != nil {
+			out = append(out, arr)
+		}
+	}
+	n := max(int(f.minItems), 1, k)
+	for i := 0; i <= k && i < n; i++ {
+		for j := 1; j < len(itemCands[min(i, k)]); j++ {
+			if arr := build(n, i, j); arr != nil {
+				out = append(out, arr)
+			}
+		}
+	}
+	// items drawn from contains schemas (of a and of the hints)
+	for _, s := range append(append([]sref{}, a.atoms...), hs...) {
+		m, _ := s.m()
+		if cv, ok := m["contains"]; ok {
+			for i, v := range g.values(s.sub(cv, "contains"), nil, depth+1) {
+				if i >= 12 {
+					break
+				}
+				out = append(out, []any{v})
+			}
+		}
+	}
+	// duplicates, for uniqueItems
+	if v, ok := at(0, 0); ok {
+		out = append(out, []any{v, v})
+	}
+	return out
+}
+
+// witness searches an instance that x accepts and y rejects, both checked
+// with the real validator. It returns the instance and true when found.
+func (e *engine) witness(x, y sref) (any, bool) {
+	return e.witnessWhere(x, y, nil)
+}
+
+// witnessWhere is witness with an extra condition on the instance.
+func (e *engine) witnessWhere(x, y sref, also func(any) bool) (any, bool) {
+	if e.stop() || x.d == nil || y.d == nil || x.d.std == nil || y.d.std == nil {
+		return nil, false
+	}
+	for _, v := range e.separating(x, y) {
+		if also == nil || also(v) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// maxValidations bounds the candidates one witness search validates.
+const maxValidations = 600
+
+// separating returns the generated candidates that x accepts and y
+// rejects, by the real validator, in generation order (cached per pair).
+func (e *engine) separating(x, y sref) []any {
+	k := x.key() + "\x00" + y.key()
+	if v, ok := e.sepMemo[k]; ok {
+		return v
+	}
+	g := &generator{e: e}
+	var out []any
+	n := 0
+	try := func(cands []any) bool {
+		for _, v := range cands {
+			if e.stop() || n >= maxValidations {
+				return false
+			}
+			n++
+			okX, knownX := e.valid(x, v)
+			if !knownX {
+				return false
+			}
+			if !okX {
+				continue
+			}
+			okY, knownY := e.valid(y, v)
+			if !knownY {
+				return false
+			}
+			if !okY {
+				out = append(out, v)
+				if len(out) >= 8 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if try(g.values(x, []sref{y}, 0)) {
+		try(g.values(y, []sref{x}, 0))
+	}
+	e.sepMemo[k] = out
+	return out
+}

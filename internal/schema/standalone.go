@@ -1,0 +1,142 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// Standalone is one JSON Schema document compiled offline, outside any
+// suite, so that instances can be validated against any of its locations.
+// It serves internal/compat, which checks each witness it prints with this
+// validator. The draft is the one its $schema names (draft-04, -06, -07,
+// 2019-09, 2020-12); without $schema it is 2020-12. Every $ref must resolve
+// inside the document (its $id and anchors included); nothing is loaded.
+// Safe for concurrent use.
+type Standalone struct {
+	url string
+	mu  sync.Mutex
+	c   *jsonschema.Compiler
+	// compiled locations; a nil entry records a location that failed
+	cache map[string]*jsonschema.Schema
+	errs  map[string]error
+}
+
+// NewStandalone prepares doc (a value as decoded by canon.Parse) under the
+// name name ("old", "new"). With assertFormat, format is an assertion (as
+// in [NewSet]); without, an annotation. Compilation happens per location,
+// on first use. Errors: SCHEMA_INVALID when doc is not an object or boolean.
+func NewStandalone(name string, doc any, assertFormat bool, defaultDraft string) (*Standalone, error) {
+	switch doc.(type) {
+	case bool, map[string]any:
+	default:
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, doc)
+	}
+	url := "file:///conform-compat/" + name + ".json"
+	drafts := map[string]*jsonschema.Draft{"": jsonschema.Draft2020, "2020-12": jsonschema.Draft2020, "2019-09": jsonschema.Draft2019,
+		"draft-07": jsonschema.Draft7, "draft-06": jsonschema.Draft6, "draft-04": jsonschema.Draft4}
+	draft, ok := drafts[defaultDraft]
+	if !ok {
+		return nil, kiterr.New(kiterr.Usage, "default draft %q", defaultDraft)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	c.UseLoader(refuseLoader{})
+	if assertFormat {
+		c.AssertFormat()
+	}
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema", name)
+	}
+	return &Standalone{url: url, c: c, cache: map[string]*jsonschema.Schema{}, errs: map[string]error{}}, nil
+}
+
+// compile returns the compiled schema at JSON Pointer ptr ("" is the root).
+// Errors: SCHEMA_INVALID (the location does not compile: a meta-schema
+// violation, an unresolvable $ref), SCHEMA_REF_REMOTE.
+func (s *Standalone) compile(ptr string) (*jsonschema.Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sch, ok := s.cache[ptr]; ok {
+		return sch, nil
+	}
+	if err, ok := s.errs[ptr]; ok {
+		return nil, err
+	}
+	loc := s.url
+	if ptr != "" {
+		loc += "#" + strings.ReplaceAll(ptr, "%", "%25")
+	}
+	sch, err := s.c.Compile(loc)
+	if err != nil {
+		var le *jsonschema.LoadURLError
+		var ke *kiterr.Error
+		if errors.As(err, &le) && errors.As(le.Err, &ke) {
+			err = &kiterr.Error{Code: ke.Code, Msg: "compile " + ptr, Err: err}
+		} else {
+			err = kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", ptr)
+		}
+		s.errs[ptr] = err
+		return nil, err
+	}
+	s.cache[ptr] = sch
+	return sch, nil
+}
+
+// Valid reports whether v (a value as decoded by canon.Parse) validates
+// against the schema at JSON Pointer ptr. Errors: those of compiling ptr.
+func (s *Standalone) Valid(ptr string, v any) (bool, error) {
+	sch, err := s.compile(ptr)
+	if err != nil {
+		return false, err
+	}
+	return sch.Validate(v) == nil, nil
+}
+
+// Violations returns the keyword locations (JSON Pointers into the
+// document, "" the root) of the leaf failures of validating v at ptr, in
+// the validator's order; nil when v is valid.
+func (s *Standalone) Violations(ptr string, v any) ([]string, error) {
+	sch, err := s.compile(ptr)
+	if err != nil {
+		return nil, err
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{""}, nil
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			_, frag, _ := strings.Cut(e.SchemaURL, "#")
+			kw := frag
+			for _, tok := range e.ErrorKind.KeywordPath() {
+				kw += "/" + canon.EscapePointer(tok)
+			}
+			out = append(out, kw)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out, nil
+}
+
+// refuseLoader loads nothing: every $ref must resolve inside the document.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, kiterr.New(kiterr.SchemaRefRemote, "$ref %s is outside the document; conform never fetches schemas", url)
+}
