@@ -25,6 +25,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/schema"
 	"github.com/conform-kit/conform/internal/suite"
 )
@@ -34,6 +35,9 @@ type Suite = suite.Suite
 
 // Vector is one test vector.
 type Vector = suite.Vector
+
+// Isolation says which user an isolated IUT runs as (see Config.Isolate).
+type Isolation = proc.Isolation
 
 // Error is the kit's error type; Code is stable.
 type Error = kiterr.Error
@@ -107,6 +111,12 @@ type Config struct {
 	// end of the run (default os.TempDir()). A directory its IUT left
 	// exactly as made is handed to a later vector (see iutDirs).
 	TempDir string
+	// Isolate, when not nil, runs every IUT as another user (Linux only,
+	// and only as root), with its HOME and working directory given to that
+	// user: the IUT can then neither read this process's environment or
+	// memory nor write what only this process's user may (such as the
+	// report). See README "Running an untrusted IUT".
+	Isolate *Isolation
 
 	// keepSummaries keeps every result's canonical summary, which Parity
 	// compares across implementations; a plain Run keeps only those of
@@ -187,7 +197,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir), bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err

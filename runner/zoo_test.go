@@ -101,6 +101,34 @@ func zoo(behaviour string) (int, bool) {
 		}
 		answer()
 		return 0, true
+	case "zoo-setsid-escape":
+		// The escape of issue 16: a child in a new session starts a
+		// grandchild with an empty environment (no token) and exits, so
+		// the grandchild is re-parented; then the IUT answers correctly.
+		sh := exec.Command("/bin/sh", "-c", `env -i sleep 3600 </dev/null >/dev/null 2>&1 & echo $!`)
+		sh.Env = []string{"PATH=" + os.Getenv("PATH")}
+		sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if b, err := sh.Output(); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				notePID(pid)
+			}
+		}
+		answer()
+		return 0, true
+	case "zoo-close-stdout":
+		// Closes stdout after one request and lives until stdin closes.
+		in.ReadBytes('\n')
+		os.Stdout.Close()
+		for {
+			if _, err := in.ReadBytes('\n'); err != nil {
+				return 0, true
+			}
+		}
+	case "zoo-close-stdout-hang":
+		// Closes stdout after one request and never exits by itself.
+		in.ReadBytes('\n')
+		os.Stdout.Close()
+		time.Sleep(time.Hour)
 	case "zoo-slow-one":
 		line, _ := in.ReadBytes('\n')
 		if strings.Contains(string(line), `"get_binary_version"`) {
@@ -159,11 +187,13 @@ func TestZoo(t *testing.T) {
 		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
 		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
 		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingGoldenMismatch},
-		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, ""},
+		// A grandchild that holds stdout after the IUT exited outlives it.
+		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
 		{"zoo-slow-one", []string{"interrupt-idle", "get-binary-version", "mcp-status-empty"},
 			map[string]runner.Status{"interrupt-idle": runner.Pass, "get-binary-version": runner.Timeout, "mcp-status-empty": runner.Pass}, ""},
 		{"zoo-flood-frames", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameLimit},
-		{"zoo-setsid-orphan", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, runner.FindingOrphansKilled},
+		{"zoo-setsid-orphan", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
+		{"zoo-setsid-escape", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
 		{"zoo-not-json-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFindingsTruncated},
 	}
 	for _, tc := range tests {
@@ -244,4 +274,57 @@ func zombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// TestClosedStdoutEndsTheVector: an IUT that closes stdout can no longer
+// answer, so its vector ends at once with the exact verdict, never after
+// the timeout (set to an hour here: the run finishing at all shows it was
+// not waited for). An IUT that exits at once is told apart exactly.
+func TestClosedStdoutEndsTheVector(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		behaviour string
+		status    runner.Status
+		findings  []string
+	}{
+		{"zoo-close-stdout", runner.ProtocolError, []string{runner.FindingStdoutClosed, runner.FindingGoldenMismatch}},
+		{"zoo-close-stdout-hang", runner.ProtocolError, []string{runner.FindingStdoutClosed, runner.FindingLingered, runner.FindingGoldenMismatch}},
+		{"zoo-exit-at-once", runner.Crash, []string{runner.FindingExitEarly, runner.FindingGoldenMismatch}},
+		{"zoo-partial-line", runner.Crash, []string{runner.FindingFramePartial, runner.FindingExitEarly, runner.FindingGoldenMismatch}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			t.Parallel()
+			pids := filepath.Join(t.TempDir(), "pids")
+			cfg := testConfig(t, tc.behaviour, "interrupt-idle")
+			cfg.Env["CONFORM_ZOO_PIDS"] = pids
+			cfg.Timeout, cfg.Grace, cfg.KillAfter = time.Hour, 500*time.Millisecond, 500*time.Millisecond
+			done := make(chan *runner.Report, 1)
+			go func() {
+				rep, err := runner.Run(context.Background(), cfg)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- rep
+			}()
+			var rep *runner.Report
+			select {
+			case rep = <-done:
+			case <-time.After(2 * time.Minute): // a hang guard, far below the timeout
+				t.Fatal("the vector waited for its one-hour timeout")
+			}
+			if rep == nil {
+				return
+			}
+			r := rep.Results[0]
+			t.Logf("%s: %s in %d ms", r.ID, r.Status, r.DurationMS)
+			if r.Status != tc.status {
+				t.Errorf("status %s, want %s (findings %v)", r.Status, tc.status, findingCodes(r))
+			}
+			if diff := cmp.Diff(tc.findings, findingCodes(r)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			assertNoSurvivors(t, pids)
+		})
+	}
 }
