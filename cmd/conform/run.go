@@ -116,11 +116,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	if p.Implementation != "" {
 		cfg.Implementation = p.Implementation
 	}
-	if p.Timeout != "" && !keepTimeout {
-		d, err := time.ParseDuration(p.Timeout)
-		if err != nil {
-			return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile timeout")
-		}
+	if d := p.TimeoutDuration(); d > 0 && !keepTimeout {
 		cfg.Timeout = d
 	}
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
