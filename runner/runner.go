@@ -72,8 +72,9 @@ type Config struct {
 	// Implementation names the IUT in reports (default: the command's base name).
 	Implementation string
 	// Command is the IUT's argv (required); it is never run through a shell.
-	// A relative path with a slash ("./iut") is made absolute against the
-	// caller's working directory, since the IUT runs in a fresh one.
+	// A relative path with a slash ("./iut", or `.\iut.exe` on Windows)
+	// is made absolute against the caller's working directory, since the
+	// IUT runs in a fresh one.
 	Command []string
 	// Env adds variables to the IUT's minimal environment (PATH from the
 	// caller, HOME set to a fresh temporary directory). With InheritEnv the
@@ -153,7 +154,7 @@ func (c *Config) defaults() {
 	if c.MaxFrames <= 0 {
 		c.MaxFrames = DefaultMaxFrames
 	}
-	if len(c.Command) > 0 && strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
+	if len(c.Command) > 0 && strings.ContainsAny(c.Command[0], "/"+string(filepath.Separator)) && !filepath.IsAbs(c.Command[0]) {
 		// The IUT runs in a fresh directory: a relative path names a file
 		// relative to the caller's working directory.
 		if abs, err := filepath.Abs(c.Command[0]); err == nil {

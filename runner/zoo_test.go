@@ -1,4 +1,10 @@
+//go:build linux
+
 package runner_test
+
+// The zoo checks Linux containment: a cgroup or the subreaper holds every
+// process an IUT starts (README "Containment"). Elsewhere a process that
+// leaves the group escapes by design.
 
 import (
 	"bufio"

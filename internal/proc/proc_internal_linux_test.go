@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -39,6 +40,43 @@ func TestCandidatesListOrphans(t *testing.T) {
 		_, _ = syscall.Wait4(pid, &ws, 0, nil)
 		if !found {
 			t.Fatalf("round %d: orphan %d not in candidates() = %v", i, pid, candidates())
+		}
+	}
+}
+
+// Each IUT's cgroup is made below this process's own and removed by Stop.
+func TestCgroupMadeAndRemoved(t *testing.T) {
+	t.Parallel()
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	p, err := Start(t.Context(), Config{Argv: []string{cat}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg := p.ctl.cg
+	if cg == nil {
+		p.Stop(time.Second, time.Second)
+		t.Skip("no cgroup could be made here")
+	}
+	if got := cgroupOf(p.Pid()); got != cg.rel {
+		t.Errorf("the IUT is in cgroup %q, want %q", got, cg.rel)
+	}
+	if !strings.HasPrefix(cg.rel, cgroupOf(os.Getpid())) {
+		t.Errorf("cgroup %q is not below this process's %q", cg.rel, cgroupOf(os.Getpid()))
+	}
+	p.Stop(time.Second, time.Second)
+	if _, err := os.Stat(cg.dir); !os.IsNotExist(err) {
+		t.Errorf("cgroup %s still exists after Stop: %v", cg.dir, err)
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{`/sys/fs/cgroup`: "/sys/fs/cgroup", `/a\040b`: "/a b", `/x\\`: `/x\\`, `/t\011`: "/t\t"} {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
