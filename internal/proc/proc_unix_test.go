@@ -264,4 +264,3 @@ func TestContextCancelKillsGroup(t *testing.T) {
 		t.Errorf("Exit (-want +got):\n%s", diff)
 	}
 }
-
