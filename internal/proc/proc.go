@@ -141,6 +141,7 @@ type Proc struct {
 	stderr   *tail
 	closeIn  chan struct{}
 	closeOne sync.Once
+	stopOne  sync.Once
 	exited   chan struct{}
 	exit     Exit
 	waitErr  error
@@ -375,8 +376,13 @@ func (p *Proc) CloseStdin() { p.closeOne.Do(func() { close(p.closeIn) }) }
 // end, and on Linux the orphan sweep runs. Stop returns once the main
 // process is reaped and stdout is closed; lines not yet read stay readable
 // from Lines. Processes that outlived the main process are counted in
-// [Proc.Leftovers]. Call Stop exactly once.
+// [Proc.Leftovers]. Calls after the first only return the same Exit.
 func (p *Proc) Stop(grace, killAfter time.Duration) Exit {
+	p.stopOne.Do(func() { p.stop(grace, killAfter) })
+	return p.Exit()
+}
+
+func (p *Proc) stop(grace, killAfter time.Duration) {
 	p.CloseStdin()
 	if !p.settled(grace) {
 		if canTerm {
@@ -419,7 +425,6 @@ func (p *Proc) Stop(grace, killAfter time.Duration) Exit {
 		// stderr is held open outside the IUT's containment; keep what
 		// arrived.
 	}
-	return p.Exit()
 }
 
 // Leftovers returns what outlived the main process; valid after Stop.

@@ -45,6 +45,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -110,6 +111,9 @@ type control struct {
 	pid   int
 	token string
 	cg    *cgroup // nil without a cgroup
+	// released: Stop has finished; the main process's id may name
+	// another process group by now, so nothing is signalled any more.
+	released atomic.Bool
 }
 
 func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, error) {
@@ -189,7 +193,7 @@ func (c *control) reaped() {}
 // signal sends sig to the IUT's process group and every member of its
 // cgroup.
 func (c *control) signal(sig stopSignal) error {
-	if c.cmd == nil || c.cmd.Process == nil {
+	if c.cmd == nil || c.cmd.Process == nil || c.released.Load() {
 		return nil
 	}
 	s := syscall.SIGTERM
@@ -260,6 +264,7 @@ func (c *control) drain(d time.Duration) {
 
 // release removes the IUT's cgroup and forgets the IUT.
 func (c *control) release() {
+	c.released.Store(true)
 	iuts.remove(c)
 	if c.cg != nil {
 		c.cg.remove()

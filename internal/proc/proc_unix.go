@@ -24,6 +24,7 @@ package proc
 import (
 	"errors"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,9 @@ const canTerm = true
 type control struct {
 	cmd  *exec.Cmd
 	pgid int
+	// released: Stop has finished; the group id may name another group
+	// by now, so nothing is signalled any more.
+	released atomic.Bool
 }
 
 func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, error) {
@@ -54,7 +58,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 func (c *control) reaped() {}
 
 func (c *control) signal(sig stopSignal) error {
-	if c.pgid == 0 {
+	if c.pgid == 0 || c.released.Load() {
 		return nil
 	}
 	s := syscall.SIGTERM
@@ -88,7 +92,7 @@ func (c *control) drain(d time.Duration) {
 
 func (c *control) sweep() []orphan { return nil }
 
-func (c *control) release() {}
+func (c *control) release() { c.released.Store(true) }
 
 // exitingNow cannot read another process's state here.
 func exitingNow(int) (known, ending bool) { return false, false }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -35,6 +36,9 @@ import (
 const canTerm = false
 
 type control struct {
+	// mu guards job, which release closes while a cancelled context may
+	// still terminate it.
+	mu  sync.Mutex
 	job windows.Handle
 	pid int
 }
@@ -112,6 +116,8 @@ func (c *control) reaped() {}
 
 // signal terminates every process in the job; there is no polite request.
 func (c *control) signal(sig stopSignal) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.job == 0 || sig != sigKill {
 		return nil
 	}
@@ -173,6 +179,8 @@ func (c *control) sweep() []orphan { return nil }
 
 // release closes the job, which terminates whatever is still in it.
 func (c *control) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.job != 0 {
 		windows.CloseHandle(c.job)
 		c.job = 0
