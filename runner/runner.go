@@ -116,7 +116,7 @@ type Config struct {
 	// and only as root), with its HOME and working directory given to that
 	// user: the IUT can then neither read this process's environment or
 	// memory nor write what only this process's user may (such as the
-	// report). See README "Running an untrusted IUT".
+	// report). See README "Environment hygiene and untrusted IUTs".
 	Isolate *Isolation
 
 	// keepSummaries keeps every result's canonical summary, which Parity
