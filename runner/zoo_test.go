@@ -135,6 +135,20 @@ func zoo(behaviour string) (int, bool) {
 		in.ReadBytes('\n')
 		os.Stdout.Close()
 		time.Sleep(time.Hour)
+	case "zoo-snoop":
+		// Reads its caller's environment and writes where the caller
+		// keeps the report; answers correctly only if both are denied.
+		_, readErr := os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid()))
+		writeErr := os.WriteFile(os.Getenv("CONFORM_ZOO_REPORT"), []byte("CERTIFIED"), 0o644)
+		if readErr == nil || writeErr == nil {
+			fmt.Fprintf(os.Stderr, "read caller environment: %v; wrote report: %v\n", readErr == nil, writeErr == nil)
+			return 3, true
+		}
+		if !answer() {
+			return 1, true
+		}
+		in.ReadBytes('\n') // EOF
+		return 0, true
 	case "zoo-slow-one":
 		line, _ := in.ReadBytes('\n')
 		if strings.Contains(string(line), `"get_binary_version"`) {
@@ -331,6 +345,55 @@ func TestClosedStdoutEndsTheVector(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 			assertNoSurvivors(t, pids)
+		})
+	}
+}
+
+// TestIsolatedIUT: with Config.Isolate an IUT cannot read conform's
+// environment nor write the report (root only; README "Environment hygiene
+// and untrusted IUTs"); without it, it can, and the snooping IUT fails.
+func TestIsolatedIUT(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("isolation needs root")
+	}
+	// The isolated user must be able to run a copy of the test binary.
+	bin := t.TempDir()
+	for d := bin; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(bin, "iut")
+	if out, err := exec.Command("cp", os.Args[0], exe).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	for _, isolate := range []bool{true, false} {
+		t.Run(fmt.Sprintf("isolate=%v", isolate), func(t *testing.T) {
+			report := filepath.Join(bin, fmt.Sprintf("report-%v.json", isolate))
+			if err := os.WriteFile(report, []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig(t, "zoo-snoop", "interrupt-idle")
+			cfg.Command = []string{exe, "-test.run=^$"}
+			cfg.Env["CONFORM_ZOO_REPORT"] = report
+			if isolate {
+				cfg.Isolate = &runner.Isolation{UID: 65533, GID: 65533, Namespaces: true}
+			}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runner.Pass
+			if !isolate {
+				want = runner.Crash
+			}
+			if r := rep.Results[0]; r.Status != want {
+				t.Errorf("status %s %v (stderr %q), want %s", r.Status, findingCodes(r), r.Stderr, want)
+			}
+			if b, _ := os.ReadFile(report); isolate && string(b) != "{}" {
+				t.Errorf("the isolated IUT wrote the report: %q", b)
+			}
 		})
 	}
 }
