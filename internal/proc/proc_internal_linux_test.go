@@ -80,3 +80,36 @@ func TestUnescapeMount(t *testing.T) {
 		}
 	}
 }
+
+// An IUT running as root may make cgroups below its own and move processes
+// there: they are still counted, killed, and removed.
+func TestCgroupBelowTheIUTs(t *testing.T) {
+	t.Parallel()
+	// The shell finds its own cgroup in the cgroup2 mount and moves a
+	// sleep into a cgroup it makes below it.
+	p, err := Start(t.Context(), Config{Argv: []string{"/bin/sh", "-c", `
+		cg=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)$(sed -n 's/^0:://p' /proc/self/cgroup)
+		mkdir "$cg/sub" || exit 1
+		sleep 3600 </dev/null >/dev/null 2>&1 &
+		echo $! > "$cg/sub/cgroup.procs" && echo moved
+		exec cat >/dev/null`}, Env: []string{"PATH=/usr/bin:/bin"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ctl.cg == nil {
+		p.Stop(time.Second, time.Second)
+		t.Skip("no cgroup could be made here")
+	}
+	dir := p.ctl.cg.dir
+	if ln := <-p.Lines(); string(ln.Data) != "moved" {
+		p.Stop(time.Second, time.Second)
+		t.Fatalf("first line %q, want moved", ln.Data)
+	}
+	p.Stop(200*time.Millisecond, 200*time.Millisecond)
+	if got := p.Leftovers(); got.Count != 1 {
+		t.Errorf("Leftovers = %+v, want the sleep in the sub-cgroup", got)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cgroup %s (with its sub-cgroup) still exists after Stop: %v", dir, err)
+	}
+}

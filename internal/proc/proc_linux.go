@@ -39,6 +39,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -598,18 +599,25 @@ func (g *cgroup) add(pid int) error {
 	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
 }
 
-// procs lists the cgroup's live processes.
+// procs lists the live processes of the cgroup and of the cgroups below it
+// (an IUT running as root may make some).
 func (g *cgroup) procs() []int {
-	b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
-	if err != nil {
-		return nil
-	}
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil {
-			out = append(out, pid)
+	_ = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
 		}
-	}
+		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return nil
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return nil
+	})
 	return out
 }
 
@@ -635,13 +643,26 @@ func (g *cgroup) kill() error {
 	return nil
 }
 
-// remove kills what is left and removes the cgroup; a cgroup whose last
-// process is still exiting cannot be removed yet, so it retries briefly.
+// remove kills what is left and removes the cgroup and any cgroup made
+// below it, deepest first; a cgroup whose last process is still exiting
+// cannot be removed yet, so it retries briefly.
 func (g *cgroup) remove() {
 	_ = syscall.Close(g.fd)
 	for pause := time.Millisecond; ; pause *= 2 {
-		err := syscall.Rmdir(g.dir)
-		if err == nil || errors.Is(err, syscall.ENOENT) || pause > 200*time.Millisecond {
+		var dirs []string
+		_ = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		var err error
+		for i := len(dirs) - 1; i >= 0; i-- {
+			if rerr := syscall.Rmdir(dirs[i]); rerr != nil && !errors.Is(rerr, syscall.ENOENT) {
+				err = rerr
+			}
+		}
+		if err == nil || pause > 200*time.Millisecond {
 			return
 		}
 		_ = g.kill()
