@@ -120,9 +120,11 @@ type Exit struct {
 // had to end them (after its grace period, or at once for a process
 // outside every group and cgroup).
 type Leftovers struct {
-	// Count is how many such processes Stop killed. On Unix systems other
-	// than Linux, which cannot list a process group without /proc, a
-	// process group with members left counts as one.
+	// Count is how many such processes Stop found (and killed: all of
+	// them, unless one had taken another user's identity, which only a
+	// process the caller may not signal can). On Unix systems other than
+	// Linux, which cannot list a process group without /proc, a process
+	// group with members left counts as one.
 	Count int
 	// Unattributed counts those among Count that Stop could not tie to
 	// this IUT for certain: on Linux without a cgroup, a re-parented
