@@ -12,7 +12,7 @@ if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/nul
   start=$SECONDS
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
-  apt-get install -y -qq --no-install-recommends wine wine64 gcc-mingw-w64-x86-64-win32 >&2
+  apt-get install -y -qq wine wine64 gcc-mingw-w64-x86-64-win32 >&2
   echo "wine and mingw-w64 installed in $((SECONDS - start)) s" >&2
 fi
 
