@@ -170,11 +170,14 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 			}
 			return cmd, c, nil
 		}
-		// A kernel feature may be missing: drop it and try again.
+		// A kernel feature may be missing or refused (no user namespaces,
+		// no clone3, a cgroup that takes no processes): drop it and try
+		// again. An error of the command itself comes back the same each
+		// time and is returned once nothing is left to drop.
 		var errno syscall.Errno
 		missing := errors.As(err, &errno) && (errno == syscall.ENOSYS || errno == syscall.EINVAL ||
 			errno == syscall.EPERM || errno == syscall.ENOSPC || errno == syscall.EUSERS ||
-			errno == syscall.E2BIG || errno == syscall.EOPNOTSUPP)
+			errno == syscall.E2BIG || errno == syscall.EOPNOTSUPP || errno == syscall.EBUSY || errno == syscall.EACCES)
 		switch {
 		case missing && namespaces:
 			namespaces = false
