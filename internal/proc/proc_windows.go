@@ -7,6 +7,9 @@ package proc
 //     instruction (a job member cannot leave it: the job does not allow
 //     breakaway). Stop lists the job's processes to count survivors and
 //     ends them all at once with TerminateJobObject.
+//   - this works when conform itself runs in a job (as CI runners often
+//     do), since jobs nest (Windows 8 and later); where the IUT cannot be
+//     put in a job, Start fails rather than run it uncontained.
 //   - the job is created with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: if
 //     conform dies, however it dies, the system closes its handle to the
 //     job and terminates every process in it.
