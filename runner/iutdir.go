@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"unsafe"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
@@ -19,19 +17,18 @@ import (
 //
 // A directory is handed to a later vector only when nothing of the IUT
 // that used it can still be there, nor come back:
-//   - the IUT's process group is gone and the orphan sweep
-//     (proc.KillOrphans, which session runs before put) found no live
-//     process it could not attribute: every descendant of an IUT is either
-//     in its group (killed), carries its token (killed), or is a child of
-//     this process (conform is a child subreaper), so a process that left
-//     the group and cleared its environment is counted there; with one
-//     alive the directory is removed instead. Without the subreaper
-//     (proc.IsSubreaper false) orphans go elsewhere and nothing is reused;
+//   - every process of the IUT is gone and none outlived it (proc.Stop
+//     found no survivor: its cgroup, process group and the orphan sweep,
+//     which kills every re-parented process it cannot attribute to a
+//     running IUT, were all empty); with a survivor the directory is
+//     removed instead. Without the subreaper (proc.IsSubreaper false, as on
+//     every system but Linux) orphans go elsewhere and nothing is reused;
 //   - HOME holds nothing but work, work holds nothing, and both are still
 //     the very directories made (same device and inode: not replaced, not
-//     a mount point), real directories of mode 0700 owned by this user,
-//     with the inode flags they were made with (no chattr +i or +a) and no
-//     extended attribute.
+//     a mount point), real directories of mode 0700 owned by the IUT's
+//     user (this process's, or the isolated user's), with the inode flags
+//     they were made with (no chattr +i or +a) and no extended attribute
+//     (iutdir_linux.go; elsewhere nothing is reused).
 //
 // Such a directory differs from a new one only by its path, inode and
 // timestamps. Anything else, or any error while checking, and it is
@@ -46,20 +43,25 @@ import (
 type iutDirs struct {
 	base  string
 	reuse bool // this process is a child subreaper
+	// owner is the isolated user the IUT runs as, or nil for this
+	// process's user.
+	owner *proc.Isolation
 	seq   atomic.Uint64
 	mu    sync.Mutex
 	free  []string
 	made  map[string][2]identity // HOME -> identity of HOME and work when made
 }
 
-// identity is what a directory must keep to be handed on.
-type identity struct {
-	dev, ino uint64
-	flags    int32 // FS_IOC_GETFLAGS, or -1 where the file system has none
+func newIUTDirs(base string, owner *proc.Isolation) *iutDirs {
+	return &iutDirs{base: base, reuse: proc.IsSubreaper(), owner: owner, made: map[string][2]identity{}}
 }
 
-func newIUTDirs(base string) *iutDirs {
-	return &iutDirs{base: base, reuse: proc.IsSubreaper(), made: map[string][2]identity{}}
+// uid is the user that must own an IUT directory.
+func (d *iutDirs) uid() int {
+	if d.owner != nil {
+		return int(d.owner.UID)
+	}
+	return os.Getuid()
 }
 
 // get returns a clean directory (HOME), its work subdirectory, and a token
@@ -91,6 +93,16 @@ func (d *iutDirs) make() (string, error) {
 		_ = os.RemoveAll(home)
 		return "", kiterr.Wrap(kiterr.IO, err, "make IUT directory")
 	}
+	if o := d.owner; o != nil {
+		// The isolated IUT owns its HOME and working directory, and
+		// nothing else of this process's.
+		for _, p := range []string{home, work} {
+			if err := os.Chown(p, int(o.UID), int(o.GID)); err != nil {
+				_ = os.RemoveAll(home)
+				return "", kiterr.Wrap(kiterr.IO, err, "give the IUT directory to the isolated user")
+			}
+		}
+	}
 	if d.reuse {
 		h, okH := identify(home)
 		w, okW := identify(work)
@@ -109,7 +121,7 @@ func (d *iutDirs) put(home string, reuse bool) {
 	d.mu.Lock()
 	want, known := d.made[home]
 	d.mu.Unlock()
-	if !d.reuse || !reuse || !known || !pristine(home, "work", want[0]) || !pristine(filepath.Join(home, "work"), "", want[1]) {
+	if !d.reuse || !reuse || !known || !pristine(home, "work", want[0], d.uid()) || !pristine(filepath.Join(home, "work"), "", want[1], d.uid()) {
 		d.mu.Lock()
 		delete(d.made, home)
 		d.mu.Unlock()
@@ -132,48 +144,16 @@ func (d *iutDirs) close() {
 	}
 }
 
-// identify returns dir's device, inode and inode flags.
-func identify(dir string) (identity, bool) {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return identity{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return identity{}, false
-	}
-	id := identity{dev: st.Dev, ino: st.Ino, flags: -1}
-	f, err := os.Open(dir)
-	if err != nil {
-		return identity{}, false
-	}
-	defer f.Close()
-	var flags int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), fsIocGetflags, uintptr(unsafe.Pointer(&flags))); errno == 0 {
-		id.flags = flags
-	}
-	return id, true
-}
-
-// fsIocGetflags is FS_IOC_GETFLAGS (linux/fs.h) on 64-bit Linux.
-const fsIocGetflags = 0x80086601
-
 // pristine reports whether dir is still the directory want describes (same
 // device, inode and inode flags), a real directory of mode 0700 owned by
-// this process's user, without extended attributes, whose only entry is
-// the name only (none when only is "").
-func pristine(dir, only string, want identity) bool {
+// uid, without extended attributes, whose only entry is the name only (none
+// when only is "").
+func pristine(dir, only string, want identity, uid int) bool {
 	fi, err := os.Lstat(dir)
 	if err != nil || fi.Mode() != fs.ModeDir|0o700 {
 		return false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return false
-	}
-	if got, ok := identify(dir); !ok || got != want {
-		return false
-	}
-	if n, err := syscall.Listxattr(dir, nil); err != nil && err != syscall.ENOTSUP || n > 0 {
+	if !unchanged(dir, fi, want, uid) {
 		return false
 	}
 	f, err := os.Open(dir)

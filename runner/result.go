@@ -99,6 +99,15 @@ const (
 	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
 )
 
+// Containment findings (README "Containment").
+const (
+	// FindingProcessSurvived: a process of the IUT was still alive after
+	// the IUT's main process had ended and conform ended the vector. It
+	// fails the vector (FAIL) in every mode. It replaces ORPHANS_KILLED,
+	// a note that is no longer reported.
+	FindingProcessSurvived = "PROCESS_SURVIVED"
+)
+
 // Finding is one observation about a vector. Status is the verdict it
 // implies ("" for a note that does not change the verdict).
 type Finding struct {

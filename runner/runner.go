@@ -26,6 +26,7 @@ import (
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
+	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/schema"
 	"github.com/conform-kit/conform/internal/suite"
 )
@@ -35,6 +36,9 @@ type Suite = suite.Suite
 
 // Vector is one test vector.
 type Vector = suite.Vector
+
+// Isolation says which user an isolated IUT runs as (see Config.Isolate).
+type Isolation = proc.Isolation
 
 // Error is the kit's error type; Code is stable.
 type Error = kiterr.Error
@@ -69,8 +73,9 @@ type Config struct {
 	// Implementation names the IUT in reports (default: the command's base name).
 	Implementation string
 	// Command is the IUT's argv (required); it is never run through a shell.
-	// A relative path with a slash ("./iut") is made absolute against the
-	// caller's working directory, since the IUT runs in a fresh one.
+	// A relative path with a slash ("./iut", or `.\iut.exe` on Windows)
+	// is made absolute against the caller's working directory, since the
+	// IUT runs in a fresh one.
 	Command []string
 	// Env adds variables to the IUT's minimal environment (PATH from the
 	// caller, HOME set to a fresh temporary directory). With InheritEnv the
@@ -113,6 +118,12 @@ type Config struct {
 	// end of the run (default os.TempDir()). A directory its IUT left
 	// exactly as made is handed to a later vector (see iutDirs).
 	TempDir string
+	// Isolate, when not nil, runs every IUT as another user (Linux only,
+	// and only as root), with its HOME and working directory given to that
+	// user: the IUT can then neither read this process's environment or
+	// memory nor write what only this process's user may (such as the
+	// report). See README "Environment hygiene and untrusted IUTs".
+	Isolate *Isolation
 
 	// Exact makes exact parity decide: any byte difference from the golden
 	// summary fails the vector (GOLDEN_MISMATCH), as the ports' parity gates
@@ -156,7 +167,7 @@ func (c *Config) defaults() {
 	if c.MaxFrames <= 0 {
 		c.MaxFrames = DefaultMaxFrames
 	}
-	if len(c.Command) > 0 && strings.Contains(c.Command[0], "/") && !filepath.IsAbs(c.Command[0]) {
+	if len(c.Command) > 0 && strings.ContainsAny(c.Command[0], "/"+string(filepath.Separator)) && !filepath.IsAbs(c.Command[0]) {
 		// The IUT runs in a fresh directory: a relative path names a file
 		// relative to the caller's working directory.
 		if abs, err := filepath.Abs(c.Command[0]); err == nil {
@@ -201,7 +212,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir), bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err

@@ -257,9 +257,6 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	// may use it to choose how to read frames that carry no version (v1
 	// frames have none). See README "The IUT contract".
 	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version), "CONFORM_ROLE="+v.Role)
-	// A token unique to this IUT, inherited by its descendants, so that a
-	// process that left its group (setsid) can still be found and killed.
-	env = append(env, proc.TokenVar+"="+token)
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)
 		if err != nil {
@@ -284,6 +281,9 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	pr, err := proc.Start(ctx, proc.Config{
 		Argv: p.cfg.Command, Env: env, Dir: work,
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
+		// A token unique to this IUT, inherited by its descendants, so
+		// that a process that left its group can be attributed.
+		Token: token, Isolate: p.cfg.Isolate,
 	}, input)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))
@@ -331,9 +331,15 @@ wait:
 		select {
 		case ln, ok := <-lines:
 			if !ok {
-				// End of output: wait (stdin still open) for the exit that
-				// tells a crash from an IUT that only closed stdout.
 				lines, eof = nil, true
+				// End of output. An IUT whose main process is exiting
+				// (a crash, an early exit) is waited for, stdin still
+				// open, so its exit is judged. One that closed stdout and
+				// lives on can no longer answer: the vector ends now,
+				// unless the IUT may still end it by exiting by itself.
+				if !spawned && !mustExit && !mayExit && !pr.Ending() {
+					break wait
+				}
 				continue
 			}
 			if !spawned {
@@ -366,13 +372,10 @@ wait:
 		}
 	}
 	o.exit = <-stopped
-	sw := proc.KillOrphans(token)
-	if sw.Killed > 0 {
-		o.add(FindingOrphansKilled, "", "killed %d process(es) the IUT left behind outside its process group", sw.Killed)
-	}
-	if sw.Strays > 0 {
-		// A process nobody can attribute may still write where this IUT
-		// ran: its directory is removed, never handed on.
+	if left := pr.Leftovers(); left.Count > 0 {
+		// Every process of the IUT must end with it, in every mode.
+		o.add(FindingProcessSurvived, Fail, "%d process(es) of the IUT outlived its main process and were killed%s",
+			left.Count, unattributed(left))
 		reuse = false
 	}
 	if spawned {
@@ -650,6 +653,14 @@ func pendingReplies(expected map[string]bool, sent map[string]*request) []string
 	}
 	sort.Strings(out)
 	return out
+}
+
+// unattributed explains survivors that could not be tied to this IUT.
+func unattributed(l proc.Leftovers) string {
+	if l.Unattributed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d had left the IUT's process group and cleared its environment, and no cgroup held it: with -j above 1 it may be another vector's IUT's)", l.Unattributed)
 }
 
 func exitClass(e proc.Exit) string {

@@ -105,6 +105,14 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 	if err := os.WriteFile(sf.agent, []byte(script), 0o700); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write agent wrapper")
 	}
+	if o := p.cfg.Isolate; o != nil {
+		// The isolated host runs the wrapper, and the double reads the plan.
+		for _, f := range []string{sf.plan, sf.agent} {
+			if err := os.Chown(f, int(o.UID), int(o.GID)); err != nil {
+				return nil, kiterr.Wrap(kiterr.IO, err, "give the agent double's files to the isolated user")
+			}
+		}
+	}
 	return sf, nil
 }
 

@@ -1,4 +1,10 @@
+//go:build linux
+
 package runner_test
+
+// The zoo checks Linux containment: a cgroup or the subreaper holds every
+// process an IUT starts (README "Containment"). Elsewhere a process that
+// leaves the group escapes by design.
 
 import (
 	"bufio"
@@ -101,6 +107,48 @@ func zoo(behaviour string) (int, bool) {
 		}
 		answer()
 		return 0, true
+	case "zoo-setsid-escape":
+		// The escape of issue 16: a child in a new session starts a
+		// grandchild with an empty environment (no token) and exits, so
+		// the grandchild is re-parented; then the IUT answers correctly.
+		sh := exec.Command("/bin/sh", "-c", `env -i sleep 3600 </dev/null >/dev/null 2>&1 & echo $!`)
+		sh.Env = []string{"PATH=" + os.Getenv("PATH")}
+		sh.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if b, err := sh.Output(); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				notePID(pid)
+			}
+		}
+		answer()
+		return 0, true
+	case "zoo-close-stdout":
+		// Closes stdout after one request and lives until stdin closes.
+		in.ReadBytes('\n')
+		os.Stdout.Close()
+		for {
+			if _, err := in.ReadBytes('\n'); err != nil {
+				return 0, true
+			}
+		}
+	case "zoo-close-stdout-hang":
+		// Closes stdout after one request and never exits by itself.
+		in.ReadBytes('\n')
+		os.Stdout.Close()
+		time.Sleep(time.Hour)
+	case "zoo-snoop":
+		// Reads its caller's environment and writes where the caller
+		// keeps the report; answers correctly only if both are denied.
+		_, readErr := os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid()))
+		writeErr := os.WriteFile(os.Getenv("CONFORM_ZOO_REPORT"), []byte("CERTIFIED"), 0o644)
+		if readErr == nil || writeErr == nil {
+			fmt.Fprintf(os.Stderr, "read caller environment: %v; wrote report: %v\n", readErr == nil, writeErr == nil)
+			return 3, true
+		}
+		if !answer() {
+			return 1, true
+		}
+		in.ReadBytes('\n') // EOF
+		return 0, true
 	case "zoo-slow-one":
 		line, _ := in.ReadBytes('\n')
 		if strings.Contains(string(line), `"get_binary_version"`) {
@@ -159,11 +207,13 @@ func TestZoo(t *testing.T) {
 		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
 		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
 		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingItemAdded},
-		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, ""},
+		// A grandchild that holds stdout after the IUT exited outlives it.
+		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
 		{"zoo-slow-one", []string{"interrupt-idle", "get-binary-version", "mcp-status-empty"},
 			map[string]runner.Status{"interrupt-idle": runner.Pass, "get-binary-version": runner.Timeout, "mcp-status-empty": runner.Pass}, ""},
 		{"zoo-flood-frames", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameLimit},
-		{"zoo-setsid-orphan", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, runner.FindingOrphansKilled},
+		{"zoo-setsid-orphan", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
+		{"zoo-setsid-escape", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
 		{"zoo-not-json-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFindingsTruncated},
 	}
 	for _, tc := range tests {
@@ -244,4 +294,106 @@ func zombie(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// TestClosedStdoutEndsTheVector: an IUT that closes stdout can no longer
+// answer, so its vector ends at once with the exact verdict, never after
+// the timeout (set to an hour here: the run finishing at all shows it was
+// not waited for). An IUT that exits at once is told apart exactly.
+func TestClosedStdoutEndsTheVector(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		behaviour string
+		status    runner.Status
+		findings  []string
+	}{
+		{"zoo-close-stdout", runner.ProtocolError, []string{runner.FindingStdoutClosed, runner.FindingFrameAbsent}},
+		{"zoo-close-stdout-hang", runner.ProtocolError, []string{runner.FindingStdoutClosed, runner.FindingLingered, runner.FindingFrameAbsent}},
+		{"zoo-exit-at-once", runner.Crash, []string{runner.FindingExitEarly, runner.FindingFrameAbsent}},
+		{"zoo-partial-line", runner.Crash, []string{runner.FindingFramePartial, runner.FindingExitEarly, runner.FindingFrameAbsent}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			t.Parallel()
+			pids := filepath.Join(t.TempDir(), "pids")
+			cfg := testConfig(t, tc.behaviour, "interrupt-idle")
+			cfg.Env["CONFORM_ZOO_PIDS"] = pids
+			cfg.Timeout, cfg.Grace, cfg.KillAfter = time.Hour, 500*time.Millisecond, 500*time.Millisecond
+			done := make(chan *runner.Report, 1)
+			go func() {
+				rep, err := runner.Run(context.Background(), cfg)
+				if err != nil {
+					t.Error(err)
+				}
+				done <- rep
+			}()
+			var rep *runner.Report
+			select {
+			case rep = <-done:
+			case <-time.After(2 * time.Minute): // a hang guard, far below the timeout
+				t.Fatal("the vector waited for its one-hour timeout")
+			}
+			if rep == nil {
+				return
+			}
+			r := rep.Results[0]
+			t.Logf("%s: %s in %d ms", r.ID, r.Status, r.DurationMS)
+			if r.Status != tc.status {
+				t.Errorf("status %s, want %s (findings %v)", r.Status, tc.status, findingCodes(r))
+			}
+			if diff := cmp.Diff(tc.findings, findingCodes(r)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			assertNoSurvivors(t, pids)
+		})
+	}
+}
+
+// TestIsolatedIUT: with Config.Isolate an IUT cannot read conform's
+// environment nor write the report (root only; README "Environment hygiene
+// and untrusted IUTs"); without it, it can, and the snooping IUT fails.
+func TestIsolatedIUT(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("isolation needs root")
+	}
+	// The isolated user must be able to run a copy of the test binary.
+	bin := t.TempDir()
+	for d := bin; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(bin, "iut")
+	if out, err := exec.Command("cp", os.Args[0], exe).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	for _, isolate := range []bool{true, false} {
+		t.Run(fmt.Sprintf("isolate=%v", isolate), func(t *testing.T) {
+			report := filepath.Join(bin, fmt.Sprintf("report-%v.json", isolate))
+			if err := os.WriteFile(report, []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig(t, "zoo-snoop", "interrupt-idle")
+			cfg.Command = []string{exe, "-test.run=^$"}
+			cfg.Env["CONFORM_ZOO_REPORT"] = report
+			if isolate {
+				cfg.Isolate = &runner.Isolation{UID: 65533, GID: 65533, Namespaces: true}
+			}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runner.Pass
+			if !isolate {
+				want = runner.Crash
+			}
+			if r := rep.Results[0]; r.Status != want {
+				t.Errorf("status %s %v (stderr %q), want %s", r.Status, findingCodes(r), r.Stderr, want)
+			}
+			if b, _ := os.ReadFile(report); isolate && string(b) != "{}" {
+				t.Errorf("the isolated IUT wrote the report: %q", b)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -116,11 +117,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	if p.Implementation != "" {
 		cfg.Implementation = p.Implementation
 	}
-	if p.Timeout != "" && !keepTimeout {
-		d, err := time.ParseDuration(p.Timeout)
-		if err != nil {
-			return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile timeout")
-		}
+	if d := p.TimeoutDuration(); d > 0 && !keepTimeout {
 		cfg.Timeout = d
 	}
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
@@ -188,6 +185,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
+	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
+	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
@@ -228,6 +227,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit, Exact: *exact,
 		NoFailFast: *noFailFast,
+	}
+	if *isolate {
+		iso, msg := isolation(*isolateUser)
+		if msg != "" {
+			return usageError(stderr, "run", "%s", msg)
+		}
+		cfg.Isolate = iso
 	}
 	if *prof != "" && fl.NArg() > 0 {
 		// A profile names one IUT (its command, env, timeout and
@@ -327,6 +333,25 @@ func warnRelativeArgs(stderr io.Writer, cmd []string) {
 			fmt.Fprintf(stderr, "conform: warning: IUT argument %q is a path relative to here, but the IUT runs in a fresh empty working directory; use %s\n", a, abs)
 		}
 	}
+}
+
+// isolation parses --isolate-user ("uid:gid") for --isolate, or returns a
+// usage message: isolation switches the IUT to another user, which takes
+// Linux and root.
+func isolation(user string) (*runner.Isolation, string) {
+	if runtime.GOOS != "linux" {
+		return nil, "--isolate is only available on Linux"
+	}
+	if os.Geteuid() != 0 {
+		return nil, "--isolate needs root (the IUT is switched to another user)"
+	}
+	u, g, ok := strings.Cut(user, ":")
+	uid, err1 := strconv.ParseUint(u, 10, 32)
+	gid, err2 := strconv.ParseUint(g, 10, 32)
+	if !ok || err1 != nil || err2 != nil || uid == 0 || gid == 0 || uid == 1<<32-1 || gid == 1<<32-1 {
+		return nil, fmt.Sprintf("--isolate-user %q must be uid:gid, neither 0 (root) nor 4294967295", user)
+	}
+	return &runner.Isolation{UID: uint32(uid), GID: uint32(gid), Namespaces: true}, ""
 }
 
 // checkBounds returns a usage message for a bound that makes no sense, or

@@ -1,11 +1,30 @@
-// Package proc runs one implementation under test (IUT) as a child process
-// and carries JSON lines over its stdin and stdout.
+// Package proc runs one implementation under test (IUT) as a child process,
+// carries JSON lines over its stdin and stdout, and makes sure that nothing
+// the IUT started outlives it.
 //
-// The child runs in its own process group with an explicit environment and
-// working directory. Exactly one goroutine writes its stdin; stdout is read
-// line by line with an explicit maximum line size; stderr goes into a bounded
-// tail buffer. Stop closes stdin, waits a grace period, then sends SIGTERM and
-// SIGKILL to the whole group, so no process of the IUT's group survives.
+// The child runs with an explicit environment and working directory.
+// Exactly one goroutine writes its stdin; stdout is read line by line with an
+// explicit maximum line size; stderr goes into a bounded tail buffer.
+//
+// Containment (what keeps an IUT's processes together so they can all be
+// ended) differs per system and lives in one file per platform behind this
+// API; each file's comment says what it guarantees there and what it cannot:
+//
+//   - Linux (proc_linux.go): a cgroup v2 per IUT where one can be created
+//     (root or a delegated subtree), killed whole with cgroup.kill; the IUT's
+//     own process group; a parent-death signal; and, as a child subreaper
+//     ([BecomeSubreaper]), a sweep of re-parented processes. Optional
+//     isolation as another user ([Isolation]).
+//   - Other Unix systems (proc_unix.go): the IUT's own process group.
+//   - Windows (proc_windows.go): a Job Object that holds the whole process
+//     tree and is terminated as one.
+//
+// [Proc.Stop] ends the IUT in one sequence on every system: close stdin,
+// wait a grace period for the main process and every other process of the
+// IUT to end, then ask them to end (SIGTERM where the system has it), then
+// kill them all. A process of the IUT other than its main process that is
+// still alive once the main process has ended and Stop must end it is a
+// survivor, counted in [Proc.Leftovers].
 package proc
 
 import (
@@ -15,8 +34,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -35,6 +54,34 @@ type Config struct {
 	// StderrMax is how many bytes of stderr are kept (the last ones). Zero
 	// means 64 KiB.
 	StderrMax int
+	// Token, when not empty, is added to the environment as
+	// TokenVar=Token. Descendants inherit it, which lets the Linux orphan
+	// sweep tell this IUT's re-parented processes from those of IUTs
+	// running at the same time when no cgroup holds them. Give each IUT
+	// that runs at the same time a different token.
+	Token string
+	// NoCgroup keeps the IUT out of a cgroup of its own on Linux (the
+	// process group, parent-death signal and orphan sweep remain); other
+	// systems ignore it. For tests of that fallback.
+	NoCgroup bool
+	// Isolate, when not nil, runs the IUT as another user (Linux only, and
+	// only when the caller may switch users, i.e. root). Start fails on
+	// other systems.
+	Isolate *Isolation
+}
+
+// Isolation runs an IUT as a separate user, so that it cannot read the
+// caller's /proc/<pid>/environ or memory, signal it, or write files only the
+// caller may write (such as a report). Supplementary groups are dropped.
+type Isolation struct {
+	// UID and GID are the user and group the IUT runs as; neither may be 0.
+	UID, GID uint32
+	// Namespaces also puts the IUT in a user namespace (which maps only
+	// UID and GID, so a set-user-ID program owned by another user, such as
+	// root's su or sudo, does not raise its privileges) and a mount
+	// namespace of its own (mounts it makes stay private to it), when the
+	// kernel allows; where it refuses, the IUT runs without them.
+	Namespaces bool
 }
 
 // ErrLineTooLong marks a stdout line longer than Config.MaxLine.
@@ -56,23 +103,47 @@ type Line struct {
 
 // Exit describes how the IUT ended.
 type Exit struct {
-	// Code is the exit status (0-255), or -1 when killed by a signal.
+	// Code is the exit status (0-255; on Windows any 32-bit value), or -1
+	// when killed by a signal.
 	Code int `json:"code"`
-	// Signal names the signal that killed it ("SIGKILL"), or "".
+	// Signal names the signal that killed it ("SIGKILL"), or "". Always ""
+	// on Windows, which has no signals.
 	Signal string `json:"signal,omitempty"`
 	// Stopped is the signal conform sent to end it ("SIGTERM", "SIGKILL"),
-	// or "" when it ended by itself.
+	// or "" when it ended by itself. On Windows, where a process can only
+	// be terminated, "SIGKILL" means that conform terminated it.
 	Stopped string `json:"stopped,omitempty"`
+}
+
+// Leftovers is what outlived an IUT's main process: its other processes
+// that were still alive once the main process had ended and [Proc.Stop]
+// had to end them (after its grace period, or at once for a process
+// outside every group and cgroup).
+type Leftovers struct {
+	// Count is how many such processes Stop found (and killed: all of
+	// them, unless one had taken another user's identity, which only a
+	// process the caller may not signal can). On Unix systems other than
+	// Linux, which cannot list a process group without /proc, a process
+	// group with members left counts as one.
+	Count int
+	// Unattributed counts those among Count that Stop could not tie to
+	// this IUT for certain: on Linux without a cgroup, a re-parented
+	// process that had cleared its environment (no Config.Token) and left
+	// the IUT's process group. With several IUTs at once it may belong to
+	// another one, always of the same run.
+	Unattributed int
 }
 
 // Proc is a running IUT.
 type Proc struct {
 	cmd      *exec.Cmd
+	ctl      *control
 	start    time.Time
 	lines    chan Line
 	stderr   *tail
 	closeIn  chan struct{}
 	closeOne sync.Once
+	stopOne  sync.Once
 	exited   chan struct{}
 	exit     Exit
 	waitErr  error
@@ -82,12 +153,18 @@ type Proc struct {
 	stderrDone chan struct{}
 	mu         sync.Mutex
 	stopped    string
+	// survivors holds the processes counted as outliving the main process
+	// (keys are pids, or a negative process group id where the group
+	// cannot be listed); unattributed is the subset of unknown origin.
+	survivors    map[int]bool
+	unattributed int
 }
 
 // Start starts cfg.Argv and writes input to its stdin, each element followed
 // by nothing (callers include the LF). Stdin stays open until [Proc.CloseStdin]
-// or [Proc.Stop]. Cancelling ctx kills the process group. Errors: the command
-// could not be started (not found, not executable).
+// or [Proc.Stop]. Cancelling ctx kills every process of the IUT. Errors: the
+// command could not be started (not found, not executable, the working
+// directory is missing), or containment or isolation could not be set up.
 func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("empty command")
@@ -98,17 +175,13 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	if cfg.StderrMax <= 0 {
 		cfg.StderrMax = 64 << 10
 	}
-	cmd := exec.CommandContext(ctx, cfg.Argv[0], cfg.Argv[1:]...)
-	cmd.Env = cfg.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	env := cfg.Env
+	if env == nil {
+		env = []string{}
 	}
-	cmd.Dir = cfg.Dir
-	// Own process group (killed as a whole); SIGKILL to the leader if
-	// conform itself dies without cleaning up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	if cfg.Token != "" {
+		env = append(slices.Clip(env), TokenVar+"="+cfg.Token)
+	}
 
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -128,9 +201,7 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		outW.Close()
 		return nil, err
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	p := &Proc{
-		cmd:        cmd,
 		lines:      make(chan Line, 64),
 		stderr:     &tail{max: cfg.StderrMax},
 		closeIn:    make(chan struct{}),
@@ -138,9 +209,20 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		stdoutR:    outR,
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		survivors:  map[int]bool{},
+	}
+	// newCmd builds the command; the platform may build it more than once
+	// when a containment feature the kernel lacks must be dropped.
+	newCmd := func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, cfg.Argv[0], cfg.Argv[1:]...)
+		cmd.Env = env
+		cmd.Dir = cfg.Dir
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+		cmd.WaitDelay = time.Second
+		return cmd
 	}
 	p.start = time.Now()
-	err = cmd.Start()
+	p.cmd, p.ctl, err = startContained(cfg, newCmd)
 	// The child holds its own copies; ours must go so EOF can arrive.
 	inR.Close()
 	outW.Close()
@@ -229,12 +311,8 @@ func (p *Proc) readStdout(r *os.File, maxLine int) {
 
 func (p *Proc) wait() {
 	err := p.cmd.Wait()
-	st, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	e := Exit{Code: p.cmd.ProcessState.ExitCode()}
-	if st.Signaled() {
-		e.Code = -1
-		e.Signal = signalName(st.Signal())
-	}
+	p.ctl.reaped()
+	e := exitOf(p.cmd.ProcessState)
 	p.mu.Lock()
 	e.Stopped = p.stopped
 	p.exit = e
@@ -250,7 +328,7 @@ func (p *Proc) Lines() <-chan Line { return p.lines }
 // Exited is closed once the IUT's main process has ended.
 func (p *Proc) Exited() <-chan struct{} { return p.exited }
 
-// Pid returns the IUT's process id (its process group id too).
+// Pid returns the IUT's process id (on Unix its process group id too).
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 // Exit returns how the main process ended; valid after Exited is closed.
@@ -258,6 +336,30 @@ func (p *Proc) Exit() Exit {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.exit
+}
+
+// Ending reports whether the main process has ended or is in the middle of
+// ending. Call it when Lines has closed, to tell an IUT whose stdout closed
+// because it is exiting (a crash or an early exit) from one that closed
+// stdout and lives on. On Linux the answer is exact: the kernel marks a
+// process as exiting (PF_EXITING) before it closes its files, so a process
+// whose exit closed stdout is marked by the time end of file is read. On
+// other systems Ending waits up to 100 ms for the main process to end.
+func (p *Proc) Ending() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+	}
+	if known, ending := exitingNow(p.cmd.Process.Pid); known {
+		return ending
+	}
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(100 * time.Millisecond):
+		return false
+	}
 }
 
 // Stderr returns the last Config.StderrMax bytes of stderr and the total
@@ -268,39 +370,75 @@ func (p *Proc) Stderr() (last []byte, total int64) { return p.stderr.snapshot() 
 // could not be). Safe to call more than once.
 func (p *Proc) CloseStdin() { p.closeOne.Do(func() { close(p.closeIn) }) }
 
-// Stop ends the IUT: it closes stdin, waits up to grace for the main process
-// to exit and stdout to reach EOF, then sends SIGTERM to the process group,
-// waits up to killAfter, and sends SIGKILL to the group. The group is always
-// sent SIGKILL at the end so that no grandchild survives. Stop returns once
-// the main process is reaped and stdout is closed; lines not yet read stay
-// readable from Lines.
+// Stop ends the IUT: it closes stdin and waits up to grace for the main
+// process to exit, stdout to reach EOF and every other process of the IUT
+// to end; then (where the system has signals) sends SIGTERM to every
+// process of the IUT and waits up to killAfter for the same; then kills
+// them all. Whatever happened, every process of the IUT is killed at the
+// end, and on Linux the orphan sweep runs. Stop returns once the main
+// process is reaped and stdout is closed; lines not yet read stay readable
+// from Lines. Processes that outlived the main process are counted in
+// [Proc.Leftovers]. Calls after the first only return the same Exit.
 func (p *Proc) Stop(grace, killAfter time.Duration) Exit {
+	p.stopOne.Do(func() { p.stop(grace, killAfter) })
+	return p.Exit()
+}
+
+func (p *Proc) stop(grace, killAfter time.Duration) {
 	p.CloseStdin()
-	if !p.waitBoth(grace) {
-		p.signal("SIGTERM", syscall.SIGTERM)
-		if !p.waitBoth(killAfter) {
-			p.signal("SIGKILL", syscall.SIGKILL)
+	if !p.settled(grace) {
+		if canTerm {
+			p.signal("SIGTERM", sigTerm)
+			if !p.settled(killAfter) {
+				p.signal("SIGKILL", sigKill)
+			}
+		} else {
+			p.signal("SIGKILL", sigKill)
 		}
 	}
-	_ = killGroup(p.cmd, syscall.SIGKILL)
+	// The last word: nothing of the IUT survives Stop. Survivors were
+	// counted as they were signalled; here nothing is left but processes
+	// that ended meanwhile or that were killed with the main process.
+	_ = p.ctl.signal(sigKill)
 	<-p.exited
+	p.ctl.drain(killAfter)
+	for _, o := range p.ctl.sweep() {
+		p.mu.Lock()
+		if !p.survivors[o.pid] {
+			p.survivors[o.pid] = true
+			if !o.attributed {
+				p.unattributed++
+			}
+		}
+		p.mu.Unlock()
+	}
+	p.ctl.release()
 	select {
 	case <-p.readDone:
 	case <-time.After(killAfter):
-		// A process outside the group (it called setsid) still holds
-		// stdout: stop reading it.
+		// A process that no containment reaches still holds stdout: stop
+		// reading it.
 		p.stdoutR.Close()
 		<-p.readDone
 	}
 	select {
 	case <-p.stderrDone:
 	case <-time.After(killAfter):
-		// stderr is held open outside the group; keep what arrived.
+		// stderr is held open outside the IUT's containment; keep what
+		// arrived.
 	}
-	return p.Exit()
 }
 
-func (p *Proc) waitBoth(d time.Duration) bool {
+// Leftovers returns what outlived the main process; valid after Stop.
+func (p *Proc) Leftovers() Leftovers {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return Leftovers{Count: len(p.survivors), Unattributed: p.unattributed}
+}
+
+// settled waits up to d for the main process to be reaped, stdout to reach
+// EOF and every other process of the IUT to end.
+func (p *Proc) settled(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for _, ch := range []<-chan struct{}{p.exited, p.readDone} {
@@ -310,10 +448,20 @@ func (p *Proc) waitBoth(d time.Duration) bool {
 			return false
 		}
 	}
+	for pause := time.Millisecond; !p.ctl.empty(); pause = min(2*pause, 25*time.Millisecond) {
+		select {
+		case <-time.After(pause):
+		case <-t.C:
+			return false
+		}
+	}
 	return true
 }
 
-func (p *Proc) signal(name string, sig syscall.Signal) {
+// signal sends sig to every process of the IUT. name is recorded as how
+// the main process was stopped if it still runs; if it has ended, the
+// processes about to be signalled are survivors.
+func (p *Proc) signal(name string, sig stopSignal) {
 	p.mu.Lock()
 	select {
 	case <-p.exited:
@@ -321,43 +469,43 @@ func (p *Proc) signal(name string, sig syscall.Signal) {
 		p.stopped = name
 	}
 	p.mu.Unlock()
-	_ = killGroup(p.cmd, sig)
+	p.countSurvivors()
+	_ = p.ctl.signal(sig)
 }
 
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd.Process == nil {
-		return nil
+// countSurvivors records the IUT's live processes as survivors when its
+// main process has ended.
+func (p *Proc) countSurvivors() {
+	select {
+	case <-p.exited:
+	default:
+		return
 	}
-	err := syscall.Kill(-cmd.Process.Pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
+	members := p.ctl.members()
+	p.mu.Lock()
+	for _, pid := range members {
+		p.survivors[pid] = true
 	}
-	return err
+	p.mu.Unlock()
 }
 
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
-	case syscall.SIGBUS:
-		return "SIGBUS"
-	}
-	return "signal " + s.String()
+// stopSignal is a request to end processes: politely or at once.
+type stopSignal int
+
+const (
+	sigTerm stopSignal = iota
+	sigKill
+)
+
+// orphan is a process the sweep killed.
+type orphan struct {
+	pid int
+	// attributed: it certainly belonged to this IUT.
+	attributed bool
 }
+
+// TokenVar is the environment variable that carries Config.Token.
+const TokenVar = "CONFORM_IUT_TOKEN"
 
 // tail keeps the last max bytes written to it and counts all of them.
 type tail struct {

@@ -22,14 +22,22 @@ func benchCat(b *testing.B) string {
 }
 
 // BenchmarkSession measures one IUT lifecycle as the runner drives it: start
-// cat in its own process group, write one line, read the echo, close stdin,
-// reap. Compare with BenchmarkBareExec for the cost of proc itself.
+// cat in its own process group (and, on Linux where one can be made, its own
+// cgroup), write one line, read the echo, close stdin, reap. Compare with
+// BenchmarkBareExec for the cost of proc itself, and the two sub-benchmarks
+// for the cost of the cgroup.
 func BenchmarkSession(b *testing.B) {
+	b.Run("default", func(b *testing.B) { benchSession(b, proc.Config{}) })
+	b.Run("no-cgroup", func(b *testing.B) { benchSession(b, proc.Config{NoCgroup: true}) })
+}
+
+func benchSession(b *testing.B, cfg proc.Config) {
 	cat := benchCat(b)
+	cfg.Argv = []string{cat}
 	in := [][]byte{[]byte(benchLine)}
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := proc.Start(context.Background(), proc.Config{Argv: []string{cat}}, in)
+		p, err := proc.Start(context.Background(), cfg, in)
 		if err != nil {
 			b.Fatal(err)
 		}

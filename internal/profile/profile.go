@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 )
@@ -56,10 +57,17 @@ type Profile struct {
 	Mode           string            `json:"mode,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
+
+	timeout time.Duration
 }
 
+// TimeoutDuration returns Timeout parsed (Load checked that it is a
+// positive duration), or 0 when the profile sets none.
+func (p *Profile) TimeoutDuration() time.Duration { return p.timeout }
+
 // Load reads dir/profile.json and expands its variables. Errors:
-// PROFILE_INVALID (missing file, bad JSON, unknown member, empty command).
+// PROFILE_INVALID (missing file, bad JSON, unknown member, empty command, a
+// timeout that is not a positive duration).
 func Load(dir string) (*Profile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -80,6 +88,18 @@ func Load(dir string) (*Profile, error) {
 	}
 	if len(p.Command) == 0 {
 		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: empty command", filepath.Join(abs, File))
+	}
+	if p.Timeout != "" {
+		// Validated like the --timeout flag: a bound that makes no sense
+		// is an error, never silently replaced by the default.
+		d, err := time.ParseDuration(p.Timeout)
+		switch {
+		case err != nil:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: timeout %q is not a duration such as \"10s\"", filepath.Join(abs, File), p.Timeout)
+		case d <= 0:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: timeout %q must be a positive duration, as --timeout must", filepath.Join(abs, File), p.Timeout)
+		}
+		p.timeout = d
 	}
 	switch p.Mode {
 	case "", ModeDirect, ModeSpawned:

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -56,8 +57,11 @@ func TestLoadExpansion(t *testing.T) {
 		Notes:      "n",
 		Dir:        dir,
 	}
-	if diff := cmp.Diff(want, p); diff != "" {
+	if diff := cmp.Diff(want, p, cmpopts.IgnoreUnexported(profile.Profile{})); diff != "" {
 		t.Errorf("Load (-want +got):\n%s", diff)
+	}
+	if got := p.TimeoutDuration(); got != 10*time.Second {
+		t.Errorf("TimeoutDuration = %v, want 10s", got)
 	}
 	if got, want := p.ExpectFailPath(), filepath.Join(dir, "expected-failures.txt"); got != want {
 		t.Errorf("ExpectFailPath = %q, want %q", got, want)
@@ -174,6 +178,11 @@ func TestLoadErrors(t *testing.T) {
 		{"empty command", `{"name":"x","command":[]}`, []string{"empty command"}},
 		{"missing command", `{"name":"x"}`, []string{"empty command"}},
 		{"null command", `{"name":"x","command":null}`, []string{"empty command"}},
+		{"zero timeout", `{"name":"x","command":["a"],"timeout":"0s"}`, []string{`timeout "0s" must be a positive duration`}},
+		{"negative timeout", `{"name":"x","command":["a"],"timeout":"-5s"}`, []string{`timeout "-5s" must be a positive duration`}},
+		{"bare zero timeout", `{"name":"x","command":["a"],"timeout":"0"}`, []string{`timeout "0" must be a positive duration`}},
+		{"timeout without unit", `{"name":"x","command":["a"],"timeout":"10"}`, []string{`timeout "10" is not a duration`}},
+		{"empty-looking timeout", `{"name":"x","command":["a"],"timeout":" "}`, []string{`timeout " " is not a duration`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,13 +16,13 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 		t.Skipf("no child subreaper here: %v", err)
 	}
 	tests := []struct {
-		name   string
-		dirty  func(t *testing.T, home, work string)
-		reused bool
-		stray  bool // the orphan sweep found a process it cannot attribute
+		name     string
+		dirty    func(t *testing.T, home, work string)
+		reused   bool
+		survivor bool // a process of the IUT outlived it
 	}{
 		{"untouched", func(*testing.T, string, string) {}, true, false},
-		{"untouched, but a stray process is alive", func(*testing.T, string, string) {}, false, true},
+		{"untouched, but a process outlived the IUT", func(*testing.T, string, string) {}, false, true},
 		{"work append-only (chattr +a)", func(t *testing.T, _, work string) {
 			if out, err := exec.Command("chattr", "+a", work).CombinedOutput(); err != nil {
 				t.Skipf("chattr +a unavailable here: %v %s", err, out)
@@ -60,17 +60,17 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := t.TempDir()
-			d := newIUTDirs(base)
+			d := newIUTDirs(base, nil)
 			home, work, tok1, err := d.get()
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids := d.made[home]
-			if work != filepath.Join(home, "work") || !pristine(home, "work", ids[0]) || !pristine(work, "", ids[1]) {
+			if work != filepath.Join(home, "work") || !pristine(home, "work", ids[0], os.Getuid()) || !pristine(work, "", ids[1], os.Getuid()) {
 				t.Fatalf("get() = %q, %q: not a fresh HOME with an empty work", home, work)
 			}
 			tt.dirty(t, home, work)
-			d.put(home, !tt.stray)
+			d.put(home, !tt.survivor)
 			if strings.Contains(tt.name, "chattr") {
 				// put could not remove an append-only directory (nor could
 				// anything before reuse existed): undo it and remove it, as
@@ -99,7 +99,7 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 				}
 			}
 			ids2 := d.made[home2]
-			if !pristine(home2, "work", ids2[0]) || !pristine(filepath.Join(home2, "work"), "", ids2[1]) {
+			if !pristine(home2, "work", ids2[0], os.Getuid()) || !pristine(filepath.Join(home2, "work"), "", ids2[1], os.Getuid()) {
 				t.Errorf("second get() gave a directory that is not fresh")
 			}
 			d.put(home2, true)

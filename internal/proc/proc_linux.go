@@ -1,0 +1,674 @@
+package proc
+
+// Linux containment. What it guarantees:
+//
+//   - cgroup (when one can be created: root, or a delegated cgroup v2
+//     subtree; the v2 hierarchy is found in /proc/self/mountinfo): the IUT
+//     starts inside a cgroup of its own (clone3 CLONE_INTO_CGROUP, Linux
+//     5.7+, so not even its first fork happens outside), which every
+//     descendant inherits whatever it does with sessions, process groups or
+//     its environment. Stop lists the cgroup to count survivors and ends it
+//     with cgroup.kill (Linux 5.14+; before that each member gets SIGKILL
+//     until it is empty), then removes it. It cannot hold a process that
+//     moves itself to another cgroup, which takes write access to that
+//     cgroup's cgroup.procs and to a common ancestor's: an IUT running as
+//     root can; one isolated as another user ([Isolation]) cannot.
+//   - process group: the IUT leads a group of its own; SIGTERM and SIGKILL
+//     go to the whole group (and to the cgroup's members).
+//   - parent-death signal: if conform dies, even by SIGKILL, the kernel
+//     sends SIGKILL to each IUT main process. Its descendants are not
+//     covered by this (they are by the cgroup, which stays behind, named
+//     conform-iut-*, with whatever escaped in it).
+//   - orphan sweep: conform is a child subreaper ([BecomeSubreaper]), so a
+//     process that left the IUT's process group and outlived its parent is
+//     re-parented to conform instead of to init. After each IUT, the sweep
+//     kills (and reaps) every re-parented live process that conform did not
+//     start as an IUT main process, except those that provably belong to an
+//     IUT still running: in its live cgroup, in its process group, or
+//     carrying its token. A process with none of those marks (it cleared
+//     its environment and no cgroup holds it) is killed too and counted as
+//     unattributed. The sweep cannot see a process that joined conform's
+//     own process group; a cgroup holds it anyway.
+//
+// Without a cgroup (not root and no delegation, NoCgroup, or a kernel
+// without cgroup v2) a process that calls setsid and clears its environment
+// is still killed by the sweep once its parent is gone, but cannot be
+// attributed for certain when several IUTs run at once.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const canTerm = true
+
+// iuts is the set of IUTs this process has started and not yet stopped,
+// with what identifies their processes. It is process-wide because what it
+// guards is: a child subreaper receives the orphans of every IUT of every
+// run in the process, and the sweep after one IUT must neither kill another
+// IUT's main process, which it cannot tell from an orphan by anything the
+// kernel shows, nor a process that provably belongs to an IUT still
+// running.
+var iuts = &registry{m: map[*control]leader{}}
+
+type registry struct {
+	// forking is held for reading while an IUT is forked and registered,
+	// and for writing by a sweep, so that no sweep sees a fresh main
+	// process before it is registered.
+	forking sync.RWMutex
+	mu      sync.Mutex
+	m       map[*control]leader
+}
+
+// leader identifies one running IUT's processes.
+type leader struct {
+	pid    int    // main process, also its process group
+	token  string // Config.Token, or ""
+	cgroup string // path relative to the cgroup v2 root, or ""
+}
+
+func (r *registry) add(c *control, l leader) {
+	r.mu.Lock()
+	r.m[c] = l
+	r.mu.Unlock()
+}
+
+func (r *registry) remove(c *control) {
+	r.mu.Lock()
+	delete(r.m, c)
+	r.mu.Unlock()
+}
+
+// others returns the IUTs other than c.
+func (r *registry) others(c *control) []leader {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]leader, 0, len(r.m))
+	for k, v := range r.m {
+		if k != c {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// control is one IUT's containment on Linux.
+type control struct {
+	cmd   *exec.Cmd
+	pid   int
+	token string
+	cg    *cgroup // nil without a cgroup
+	// released: Stop has finished; the main process's id may name
+	// another process group by now, so nothing is signalled any more.
+	released atomic.Bool
+}
+
+func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, error) {
+	c := &control{token: cfg.Token}
+	if !cfg.NoCgroup {
+		c.cg, _ = newCgroup() // none: the fallback below still holds
+	}
+	if cfg.Isolate != nil && (cfg.Isolate.UID == 0 || cfg.Isolate.GID == 0) {
+		c.release()
+		return nil, nil, errors.New("isolation needs a user and group other than 0")
+	}
+	namespaces := cfg.Isolate != nil && cfg.Isolate.Namespaces
+	intoCgroup := c.cg != nil
+	for {
+		cmd := newCmd()
+		attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if intoCgroup {
+			attr.UseCgroupFD, attr.CgroupFD = true, c.cg.fd
+		}
+		if iso := cfg.Isolate; iso != nil {
+			attr.Credential = &syscall.Credential{Uid: iso.UID, Gid: iso.GID, Groups: []uint32{}}
+			if namespaces {
+				attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+				attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: int(iso.UID), HostID: int(iso.UID), Size: 1}}
+				attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: int(iso.GID), HostID: int(iso.GID), Size: 1}}
+				// setgroups must be allowed to drop the caller's groups.
+				attr.GidMappingsEnableSetgroups = true
+			}
+		}
+		cmd.SysProcAttr = attr
+		cmd.Cancel = func() error { return c.signal(sigKill) }
+		c.cmd = cmd
+		iuts.forking.RLock()
+		err := cmd.Start()
+		if err == nil {
+			c.pid = cmd.Process.Pid
+			l := leader{pid: c.pid, token: c.token}
+			if c.cg != nil {
+				l.cgroup = c.cg.rel
+			}
+			iuts.add(c, l)
+		}
+		iuts.forking.RUnlock()
+		if err == nil {
+			if c.cg != nil && !intoCgroup {
+				// The kernel cannot start a process in a cgroup: move it
+				// now (what it forked meanwhile stays in its group).
+				if err := c.cg.add(c.pid); err != nil {
+					c.cg.remove()
+					c.cg = nil
+					iuts.add(c, leader{pid: c.pid, token: c.token})
+				}
+			}
+			return cmd, c, nil
+		}
+		// A kernel feature may be missing or refused (no user namespaces,
+		// no clone3, a cgroup that takes no processes): drop it and try
+		// again. An error of the command itself comes back the same each
+		// time and is returned once nothing is left to drop.
+		var errno syscall.Errno
+		missing := errors.As(err, &errno) && (errno == syscall.ENOSYS || errno == syscall.EINVAL ||
+			errno == syscall.EPERM || errno == syscall.ENOSPC || errno == syscall.EUSERS ||
+			errno == syscall.E2BIG || errno == syscall.EOPNOTSUPP || errno == syscall.EBUSY || errno == syscall.EACCES)
+		switch {
+		case missing && namespaces:
+			namespaces = false
+		case missing && intoCgroup:
+			intoCgroup = false
+		default:
+			c.release()
+			return nil, nil, err
+		}
+	}
+}
+
+// reaped is called once the main process has been reaped; the IUT stays
+// registered until release.
+func (c *control) reaped() {}
+
+// signal sends sig to the IUT's process group and every member of its
+// cgroup.
+func (c *control) signal(sig stopSignal) error {
+	if c.cmd == nil || c.cmd.Process == nil || c.released.Load() {
+		return nil
+	}
+	s := syscall.SIGTERM
+	if sig == sigKill {
+		s = syscall.SIGKILL
+	}
+	err := syscall.Kill(-c.pid, s)
+	if errors.Is(err, syscall.ESRCH) {
+		err = nil
+	}
+	if c.cg != nil {
+		if sig == sigKill {
+			if kerr := c.cg.kill(); kerr != nil {
+				err = kerr
+			}
+		} else {
+			for _, pid := range c.cg.procs() {
+				_ = syscall.Kill(pid, s)
+			}
+		}
+	}
+	return err
+}
+
+// empty reports whether no process of the IUT other than the (reaped) main
+// process is alive: its cgroup is unpopulated, or no process is left in its
+// process group once conform has reaped the dead ones re-parented to it.
+func (c *control) empty() bool {
+	if c.cg != nil {
+		return !c.cg.populated()
+	}
+	reapDead(c.pid)
+	return errors.Is(syscall.Kill(-c.pid, 0), syscall.ESRCH)
+}
+
+// members lists the live processes of the IUT other than its main process:
+// the cgroup's, or (without one) the process group's, from /proc.
+func (c *control) members() []int {
+	var out []int
+	if c.cg != nil {
+		for _, pid := range c.cg.procs() {
+			if pid != c.pid {
+				out = append(out, pid)
+			}
+		}
+		return out
+	}
+	if c.empty() {
+		return nil
+	}
+	for _, pid := range allPids() {
+		if st, ok := statOf(pid); ok && st.pgid == c.pid && pid != c.pid && st.state != 'Z' && st.state != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// drain waits up to d for the IUT's killed processes to be gone, so that
+// the sweep meets only processes outside its containment.
+func (c *control) drain(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for pause := time.Millisecond; !c.empty() && time.Now().Before(deadline); pause = min(2*pause, 25*time.Millisecond) {
+		_ = c.signal(sigKill)
+		time.Sleep(pause)
+	}
+}
+
+// release removes the IUT's cgroup and forgets the IUT.
+func (c *control) release() {
+	c.released.Store(true)
+	iuts.remove(c)
+	if c.cg != nil {
+		c.cg.remove()
+		c.cg = nil
+	}
+}
+
+// sweep kills and reaps every live process re-parented to this process
+// that it did not start as an IUT main process and that does not
+// provably belong to an IUT still running, and reaps the dead ones; it
+// repeats until a pass finds nothing (a child reaped in one pass
+// re-parents its own children here for the next), at most 64 passes. It
+// returns the live processes it killed other than members of this IUT's
+// own group or cgroup (already counted or ended by Stop). Without the
+// subreaper nothing is re-parented here and nothing is found.
+func (c *control) sweep() []orphan {
+	iuts.forking.Lock()
+	defer iuts.forking.Unlock()
+	others := iuts.others(c)
+	mains := map[int]bool{}
+	tokens := map[string]bool{}
+	cgroups := map[string]bool{}
+	for _, l := range others {
+		mains[l.pid] = true
+		if l.token != "" {
+			tokens[l.token] = true
+		}
+		if l.cgroup != "" {
+			cgroups[l.cgroup] = true
+		}
+	}
+	self, ownGroup := os.Getpid(), syscall.Getpgrp()
+	var found []orphan
+	for range 64 {
+		progress := false
+		for _, pid := range candidates() {
+			st, ok := statOf(pid)
+			if !ok || st.ppid != self || st.pgid == ownGroup {
+				// Not ours, or a child this process started in its own
+				// group (not an IUT): left to whoever started it.
+				continue
+			}
+			if mains[pid] {
+				continue // another IUT's main process
+			}
+			if st.state == 'Z' || st.state == 'X' {
+				if reap(pid) {
+					progress = true
+				}
+				continue
+			}
+			mine := st.pgid == c.pid
+			cg := cgroupOf(pid)
+			if c.cg != nil && cg == c.cg.rel {
+				mine = true
+			}
+			if !mine {
+				if mains[st.pgid] {
+					continue // in a running IUT's process group
+				}
+				if cg != "" && cgroups[cg] {
+					continue // in a running IUT's cgroup
+				}
+			}
+			this, other := tokenOf(pid, c.token)
+			if !mine && !this && other != "" && tokens[other] {
+				continue // carries a running IUT's token
+			}
+			if !mine {
+				found = append(found, orphan{pid: pid, attributed: this})
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) != nil {
+				continue // not ours to kill (it gained another user's identity)
+			}
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, 0, nil)
+			progress = true
+		}
+		if !progress {
+			break
+		}
+	}
+	return found
+}
+
+// reapDead reaps the dead processes re-parented here from the process
+// group pgid (a zombie keeps its group alive for kill(2)).
+func reapDead(pgid int) {
+	self := os.Getpid()
+	for _, pid := range candidates() {
+		if st, ok := statOf(pid); ok && st.ppid == self && st.pgid == pgid && pid != pgid && (st.state == 'Z' || st.state == 'X') {
+			reap(pid)
+		}
+	}
+}
+
+func reap(pid int) bool {
+	var ws syscall.WaitStatus
+	n, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	return n == pid
+}
+
+// exitingNow reads the main process's state: it is ending when it is a
+// zombie or the kernel has marked it exiting (PF_EXITING, set before the
+// process's files are closed).
+func exitingNow(pid int) (known, ending bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true, true // reaped meanwhile
+	}
+	f := statFields(b)
+	if len(f) < 7 {
+		return false, false
+	}
+	if f[0] == "Z" || f[0] == "X" {
+		return true, true
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	if err != nil {
+		return false, false
+	}
+	const pfExiting = 0x4 // PF_EXITING, include/linux/sched.h
+	return true, flags&pfExiting != 0
+}
+
+// BecomeSubreaper makes the calling process the reaper of its orphaned
+// descendants (Linux PR_SET_CHILD_SUBREAPER): a process an IUT started that
+// left the IUT's process group and outlived its parent is then re-parented
+// to this process instead of to init, where the orphan sweep of
+// [Proc.Stop] finds it. Call it once, early, from main; a program that does
+// must start its other children in its own process group (the default), or
+// the sweep may take them for an IUT's. Errors: the kernel refused; on
+// other systems, [errors.ErrUnsupported].
+func BecomeSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// IsSubreaper reports whether the calling process is a child subreaper
+// (PR_GET_CHILD_SUBREAPER): only then do orphans of IUTs come back to it.
+func IsSubreaper() bool {
+	// PR_GET_CHILD_SUBREAPER writes through its pointer argument.
+	var flag int32
+	if unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&flag)), 0, 0, 0) != nil {
+		return false
+	}
+	return flag != 0
+}
+
+// candidates returns the pids that may be orphans re-parented to the
+// calling process: those in /proc/self/task/<pid>/children, the children of
+// its main thread. Linux re-parents an orphan to the first live thread of
+// the subreaper's thread group, which is its leader while the leader lives
+// (kernel/exit.c, find_new_reaper and find_alive_thread), and a Go
+// program's main thread lives as long as the program. One small read per
+// vector, where scanning /proc cost 0.8 ms per vector on a machine with 100
+// processes (39% of the runner's CPU, bench/README.md). Where the kernel
+// has no children file (before Linux 3.5, or CONFIG_PROC_CHILDREN off) it
+// returns every pid under /proc. Callers check the parent of each in
+// /proc/<pid>/stat either way, so a pid that is not an orphan, or that
+// exited meanwhile, does no harm.
+func candidates() []int {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	if err != nil {
+		return allPids()
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// allPids lists every pid under /proc.
+func allPids() []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	pids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+type procStat struct {
+	state      byte
+	ppid, pgid int
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command
+// name: state, ppid, pgrp, session, tty_nr, tpgid, flags, ...
+func statFields(b []byte) []string {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return nil
+	}
+	return strings.Fields(string(b[i+2:]))
+}
+
+// statOf reads state, parent pid and process group of pid from
+// /proc/<pid>/stat.
+func statOf(pid int) (procStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	f := statFields(b)
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
+		return procStat{}, false
+	}
+	return procStat{state: f[0][0], ppid: ppid, pgid: pgid}, true
+}
+
+// tokenOf reports whether pid's environment carries TokenVar=token (this),
+// and the token it carries ("" for none). An unreadable environment (a
+// process that exited meanwhile) carries none.
+func tokenOf(pid int, token string) (this bool, carried string) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false, ""
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(TokenVar+"=")); ok {
+			carried = string(v)
+			return token != "" && carried == token, carried
+		}
+	}
+	return false, ""
+}
+
+// cgroupOf returns pid's cgroup v2 path ("0::<path>" in /proc/<pid>/cgroup),
+// or "".
+func cgroupOf(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// cgroup is one IUT's cgroup v2.
+type cgroup struct {
+	dir string // absolute path in the mounted hierarchy
+	rel string // path relative to the hierarchy's root, as /proc/<pid>/cgroup shows it
+	fd  int    // open directory, for CLONE_INTO_CGROUP
+}
+
+// newCgroup makes a cgroup named conform-iut-* below this process's own
+// cgroup v2. Errors: no cgroup v2 mounted, or no permission to create one
+// there.
+func newCgroup() (*cgroup, error) {
+	mnt, root, err := cgroup2Mount()
+	if err != nil {
+		return nil, err
+	}
+	own := cgroupOf(os.Getpid())
+	if own == "" {
+		return nil, errors.New("no cgroup v2 membership in /proc/self/cgroup")
+	}
+	rest, ok := strings.CutPrefix(own, root)
+	if !ok {
+		return nil, fmt.Errorf("own cgroup %s is outside the mounted root %s", own, root)
+	}
+	dir, err := os.MkdirTemp(filepath.Join(mnt, rest), "conform-iut-")
+	if err != nil {
+		return nil, err
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		_ = syscall.Rmdir(dir)
+		return nil, err
+	}
+	return &cgroup{dir: dir, rel: filepath.Join(own, filepath.Base(dir)), fd: fd}, nil
+}
+
+// cgroup2Mount finds the cgroup v2 hierarchy in /proc/self/mountinfo: its
+// mount point and the root of the hierarchy it shows.
+func cgroup2Mount() (mountPoint, root string, err error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		// id parent major:minor root mountpoint options [optional...] - fstype source superoptions
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+			continue
+		}
+		f := strings.Fields(pre)
+		if len(f) < 5 {
+			continue
+		}
+		return unescapeMount(f[4]), unescapeMount(f[3]), nil
+	}
+	return "", "", errors.New("no cgroup2 file system in /proc/self/mountinfo")
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func (g *cgroup) add(pid int) error {
+	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
+// procs lists the live processes of the cgroup and of the cgroups below it
+// (an IUT running as root may make some).
+func (g *cgroup) procs() []int {
+	var out []int
+	_ = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return nil
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// populated reads cgroup.events: whether a live process is in the cgroup.
+func (g *cgroup) populated() bool {
+	b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
+	if err != nil {
+		return len(g.procs()) > 0
+	}
+	return bytes.Contains(b, []byte("populated 1"))
+}
+
+// kill ends every process in the cgroup: cgroup.kill, or SIGKILL to each
+// member where the kernel has no cgroup.kill (before Linux 5.14).
+func (g *cgroup) kill() error {
+	err := os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0)
+	if err == nil {
+		return nil
+	}
+	for _, pid := range g.procs() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return nil
+}
+
+// remove kills what is left and removes the cgroup and any cgroup made
+// below it, deepest first; a cgroup whose last process is still exiting
+// cannot be removed yet, so it retries briefly.
+func (g *cgroup) remove() {
+	_ = syscall.Close(g.fd)
+	for pause := time.Millisecond; ; pause *= 2 {
+		var dirs []string
+		_ = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+		var err error
+		for i := len(dirs) - 1; i >= 0; i-- {
+			if rerr := syscall.Rmdir(dirs[i]); rerr != nil && !errors.Is(rerr, syscall.ENOENT) {
+				err = rerr
+			}
+		}
+		if err == nil || pause > 200*time.Millisecond {
+			return
+		}
+		_ = g.kill()
+		time.Sleep(pause)
+	}
+}
