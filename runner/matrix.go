@@ -83,12 +83,18 @@ type MatrixColumn struct {
 	Stale       []string `json:"stale,omitempty"`
 	Partial     bool     `json:"partial,omitempty"`
 	Interrupted bool     `json:"interrupted,omitempty"`
-	// Preflight is the failed preflight vector's cell, when the
-	// implementation does not speak the version (its other cells are
-	// NOT_RUN).
-	Preflight *MatrixCell `json:"preflight,omitempty"`
+	// Preflight is the failed preflight vector, when the implementation
+	// does not speak the version (its other cells are NOT_RUN).
+	Preflight *MatrixPreflight `json:"preflight,omitempty"`
 	// Problems counts the report's kit input errors.
 	Problems int `json:"problems,omitempty"`
+}
+
+// MatrixPreflight is the cell of a preflight vector that failed, with the
+// vector's id (the vector may not be among the rows of a filtered run).
+type MatrixPreflight struct {
+	ID string `json:"id"`
+	MatrixCell
 }
 
 // MatrixRow is one vector of a section.
@@ -213,8 +219,7 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 			col.Verdict = rep.ComputeVerdict()
 		}
 		if rep.Preflight != nil {
-			c := cellOf(*rep.Preflight, col.Invocation)
-			col.Preflight = &c
+			col.Preflight = &MatrixPreflight{ID: rep.Preflight.ID, MatrixCell: cellOf(*rep.Preflight, col.Invocation)}
 		}
 		sec.Columns = append(sec.Columns, col)
 		byID[i] = map[string]Result{}

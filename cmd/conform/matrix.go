@@ -27,11 +27,12 @@ import (
 func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	var impls, from, roles, versions multiFlag
+	var impls, from, roles, versions, filters multiFlag
 	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` to run for every --role and --version (repeatable; a COMMAND is split on white space, never run through a shell)")
 	fl.Var(&from, "from", "a saved JSON report, `[NAME=]FILE` (repeatable; NAME defaults to FILE's base name up to its first dot: reports/python.agent-v1.json is python)")
 	fl.Var(&roles, "role", "`roles` the --impl implementations play (repeatable or comma-separated; default agent)")
 	fl.Var(&versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
+	fl.Var(&filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	jobs := fl.Int("j", 0, "vectors run at once per run (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
@@ -77,8 +78,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		versionList = append(versionList, n)
 	}
-	if len(impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version")) {
-		return usageError(stderr, "matrix", "--role and --version choose what --impl runs; a saved report (--from) names its own")
+	if len(impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version") || flagSet(fl, "filter")) {
+		return usageError(stderr, "matrix", "--role, --version and --filter choose what --impl runs; a saved report (--from) names its own")
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -105,7 +106,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		for _, role := range roleList {
 			for _, version := range versionList {
-				cfg := runner.Config{Suite: s, Role: role, Version: version, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
+				cfg := runner.Config{Suite: s, Role: role, Version: version, Filters: filters, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
 				inv := []string{"run", "--role", role, "--version", strconv.Itoa(version)}
 				for _, f := range []string{"grace", "kill-after"} {
 					if flagSet(fl, f) {

@@ -129,7 +129,15 @@ func columnViewOf(c runner.MatrixColumn) columnView {
 			s.Passed, s.Failed, s.XFail, s.XPass, s.Informational, s.ParityExact, s.ParityExact+s.ParityDiffers),
 	}
 	if p := c.Preflight; p != nil {
-		cv.Notes = append(cv.Notes, "the preflight vector failed ("+string(p.Status)+"): the implementation does not speak this version, and the other vectors were not run (NOT_RUN)")
+		note := "the preflight vector " + p.ID + " failed (" + string(p.Status)
+		if len(p.Findings) > 0 {
+			note += ": " + p.Findings[0].Code
+		}
+		note += "): the implementation does not speak this version, and the other vectors were not run (NOT_RUN)"
+		if len(p.Repro) > 0 {
+			note += "; repro: " + shellQuote(p.Repro)
+		}
+		cv.Notes = append(cv.Notes, inert(note))
 	}
 	if len(c.Stale) > 0 {
 		cv.Notes = append(cv.Notes, inert(clipText("stale expected-failure entries: "+strings.Join(c.Stale, ", "))))
