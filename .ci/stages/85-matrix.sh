@@ -13,6 +13,11 @@ if [ -n "$(git status --porcelain -- docs/matrix.md docs/matrix.html)" ]; then
   exit 1
 fi
 
+# On a CI system with step summaries (GitHub Actions), the matrix is shown there.
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  cat docs/matrix.md >> "$GITHUB_STEP_SUMMARY"
+fi
+
 echo "== the matrix page in a real browser (Debian's headless Chromium)"
 scripts/install-chromium.sh
 # CONFORM_BROWSER=require: a missing Chromium fails here instead of skipping.
