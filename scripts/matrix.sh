@@ -25,7 +25,11 @@ cd "$(dirname "$0")/.."
 # certifies it itself. A CI stage that certifies one of these saves its report
 # as $CI_TMP/reports/NAME.ROLE-vVERSION.json with the same flags (the matrix
 # shows each run's command line, so a stage that ran it another way shows up
-# as a difference). Adding an implementation is one line here.
+# as a difference). Adding an implementation is one line here; lines starting
+# with "#" are skipped. The community SDK profiles, once in impl/, are:
+#   claude-agent-sdk-go   host  1 impl/claude-agent-sdk-go
+#   claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
+#   claude-code-sdk-java  host  1 impl/claude-code-sdk-java
 certifications='
 reference             agent 1 reference --exact
 reference             agent 2 reference --exact
@@ -72,7 +76,7 @@ mkdir -p "$reports"
 declare -A prepared=()
 from=()
 while read -r -u 3 name role version target flags; do
-  [ -n "$name" ] || continue
+  case "$name" in "" | "#"*) continue ;; esac
   report="$reports/$name.$role-v$version.json"
   from+=(--from "$name=$report")
   if [ -s "$report" ]; then
