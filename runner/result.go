@@ -245,6 +245,12 @@ type Report struct {
 	// without failures), INVALID_SUITE_INPUT or INTERRUPTED; it follows
 	// ExitCode.
 	Verdict string `json:"verdict"`
+	// Invocation is the conform arguments that reproduce the run, as the
+	// command that made it recorded them ("run", "--role", "host",
+	// "--version", "1", "--profile", "impl/agent-sdk-ts"): without the
+	// program name and without -j, -v, --filter and the output flags; nil
+	// when unknown. conform matrix builds its repro lines from it.
+	Invocation []string `json:"invocation,omitempty"`
 	// Preflight is the result of the version's preflight vector when the
 	// IUT did not pass it (it does not speak the version); every other
 	// vector is then NOT_RUN.

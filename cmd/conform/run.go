@@ -42,6 +42,7 @@ const usage = `usage: conform <command> [flags]
 commands:
   run       certify an IUT (default: the embedded Go reference) against the suite
   parity    run several implementations and gate on byte-for-byte agreement
+  matrix    implementations by vectors (runs or saved reports) as Markdown, HTML or JSON
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
   golden    regenerate golden summaries from the reference (--update)
   list      list the vectors of a suite version
@@ -66,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdGolden(ctx, rest, stdout, stderr)
 	case "parity":
 		return cmdParity(ctx, rest, stdout, stderr)
+	case "matrix":
+		return cmdMatrix(ctx, rest, stdout, stderr)
 	case "list":
 		return cmdList(rest, stdout, stderr)
 	case "compat":
@@ -189,6 +192,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
+	jsonOut := fl.String("json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
 	exact := fl.Bool("exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
@@ -298,6 +302,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, err)
 	}
+	rep.Invocation = runInvocation(fl)
+	if *jsonOut != "" {
+		if err := writeJSONReport(*jsonOut, rep); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	switch *format {
 	case "json":
 		err = report.JSON(w, rep)
@@ -315,6 +325,48 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, *out, report.VerdictLine(rep))
 	}
 	return rep.ExitCode()
+}
+
+// runInvocation returns the arguments of a conform run that reproduces
+// this one (runner.Report.Invocation): "run", --role and --version with
+// their values, the other flags given that change results in name order,
+// then "--" and the IUT command, if any. Left out: -j, -v, --filter (the
+// matrix adds its own) and the output flags.
+func runInvocation(fl *flag.FlagSet) []string {
+	inv := []string{"run", "--role", fl.Lookup("role").Value.String(), "--version", fl.Lookup("version").Value.String()}
+	fl.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "role", "version", "j", "v", "filter", "format", "out", "json-out":
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if f.Value.String() == "true" {
+				inv = append(inv, "--"+f.Name)
+			}
+			return
+		}
+		inv = append(inv, "--"+f.Name, f.Value.String())
+	})
+	if fl.NArg() > 0 {
+		inv = append(append(inv, "--"), fl.Args()...)
+	}
+	return inv
+}
+
+// writeJSONReport writes rep as JSON to path. Errors: IO.
+func writeJSONReport(path string, rep *runner.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return kiterr.Wrap(kiterr.IO, err, "create JSON report")
+	}
+	if err := report.JSON(f, rep); err != nil {
+		f.Close()
+		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
+	}
+	if err := f.Close(); err != nil {
+		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
+	}
+	return nil
 }
 
 // warnRelativeArgs warns on stderr about IUT arguments after the first
@@ -593,6 +645,8 @@ func usageTail(cmd string) string {
 		return " [-- IUT COMMAND [ARGS...]]"
 	case "parity":
 		return " --impl NAME=PROFILE_DIR|reference|COMMAND --impl ... (a COMMAND is split on spaces, never through a shell)"
+	case "matrix":
+		return " (--impl NAME=PROFILE_DIR|reference|COMMAND ... [--role R,...] [--version V,...] | --from [NAME=]REPORT.json ...)"
 	case "validate":
 		return " [FILES_OR_GLOBS...]"
 	case "compat":

@@ -88,6 +88,14 @@ const (
 	// ProfileInvalid: an IUT profile (profile.json) is missing or malformed.
 	ProfileInvalid Code = "PROFILE_INVALID"
 
+	// ReportInvalid: a saved JSON report (conform matrix --from) is not one
+	// strict JSON text, does not follow schemas/report.schema.json, or its
+	// summary or verdict does not follow from its results.
+	ReportInvalid Code = "REPORT_INVALID"
+	// ReportSuiteMismatch: reports combined into one matrix were made with
+	// different suites (name or digest), or disagree on a vector's level.
+	ReportSuiteMismatch Code = "REPORT_SUITE_MISMATCH"
+
 	// IUTStart: the IUT command could not be started (exit 3).
 	IUTStart Code = "IUT_START"
 	// ReferenceMismatch: the reference implementation did not produce the

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
+	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/runner"
+)
+
+// cmdMatrix runs `conform matrix`: implementations by vectors, for one or
+// more roles and protocol versions, from runs it makes (--impl, as parity
+// takes them, run for every --role and --version) and from saved JSON
+// reports (--from, as conform run --json-out or --format json writes them),
+// printed as Markdown, HTML or JSON. It reports and does not gate: exit 0
+// when the matrix was written whatever the verdicts in it, 2 for a usage
+// error or an invalid report, 3 when an IUT cannot be started.
+func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var impls, from, roles, versions, filters multiFlag
+	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` to run for every --role and --version (repeatable; a COMMAND is split on white space, never run through a shell)")
+	fl.Var(&from, "from", "a saved JSON report, `[NAME=]FILE` (repeatable; NAME defaults to FILE's base name up to its first dot: reports/python.agent-v1.json is python)")
+	fl.Var(&roles, "role", "`roles` the --impl implementations play (repeatable or comma-separated; default agent)")
+	fl.Var(&versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
+	fl.Var(&filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
+	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	jobs := fl.Int("j", 0, "vectors run at once per run (default: number of CPUs)")
+	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
+	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
+	format := fl.String("format", "markdown", "matrix format: markdown, html or json (schemas/matrix.schema.json)")
+	out := fl.String("out", "", "write the matrix to `file` (default: stdout)")
+	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
+		return code
+	}
+	if fl.NArg() > 0 {
+		return usageError(stderr, "matrix", "unexpected argument %q (give reports with --from)", fl.Arg(0))
+	}
+	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, runner.DefaultMaxLine, runner.DefaultStderrMax, runner.DefaultMaxFrames); msg != "" {
+		return usageError(stderr, "matrix", "%s", msg)
+	}
+	switch *format {
+	case "markdown", "md", "html", "json":
+	default:
+		return usageError(stderr, "matrix", "--format must be markdown, html or json")
+	}
+	if len(impls) == 0 && len(from) == 0 {
+		return usageError(stderr, "matrix", "name implementations with --impl NAME=PROFILE_DIR|reference|COMMAND or saved reports with --from FILE")
+	}
+	roleList, err := listFlag(roles, "agent")
+	if err != nil {
+		return usageError(stderr, "matrix", "--role: %v", err)
+	}
+	for _, r := range roleList {
+		if r != "agent" && r != "host" {
+			return usageError(stderr, "matrix", "--role must be agent or host, got %q", r)
+		}
+	}
+	versionStrs, err := listFlag(versions, "1")
+	if err != nil {
+		return usageError(stderr, "matrix", "--version: %v", err)
+	}
+	var versionList []int
+	for _, v := range versionStrs {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usageError(stderr, "matrix", "--version %q is not a protocol version", v)
+		}
+		versionList = append(versionList, n)
+	}
+	if len(impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version") || flagSet(fl, "filter")) {
+		return usageError(stderr, "matrix", "--role, --version and --filter choose what --impl runs; a saved report (--from) names its own")
+	}
+	s, err := openSuite(*suiteDir, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	var inputs []runner.MatrixInput
+	for _, spec := range from {
+		name, file := fromSpec(spec)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return fail(stderr, kiterr.Wrap(kiterr.PathNotFound, err, "report %q", file))
+		}
+		rep, err := runner.ReadReport(s, data)
+		if err != nil {
+			return fail(stderr, fmt.Errorf("report %s: %w", file, err))
+		}
+		inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
+	}
+	start := time.Now()
+	for _, spec := range impls {
+		name, value, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || value == "" {
+			return usageError(stderr, "matrix", "--impl %q: want NAME=PROFILE_DIR|reference|COMMAND", spec)
+		}
+		for _, role := range roleList {
+			for _, version := range versionList {
+				cfg := runner.Config{Suite: s, Role: role, Version: version, Filters: filters, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
+				inv := []string{"run", "--role", role, "--version", strconv.Itoa(version)}
+				for _, f := range []string{"grace", "kill-after"} {
+					if flagSet(fl, f) {
+						inv = append(inv, "--"+f, fl.Lookup(f).Value.String())
+					}
+				}
+				switch {
+				case value == "reference":
+					if cfg.Command, err = referenceCommand(role, version); err != nil {
+						return fail(stderr, err)
+					}
+					cfg.Implementation = "conform reference (Go)"
+				case isProfileDir(value):
+					p, err := applyProfile(&cfg, value, flagSet(fl, "timeout"))
+					if err != nil {
+						return fail(stderr, err)
+					}
+					if ef := p.ExpectFailPath(); ef != "" {
+						if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
+							return fail(stderr, err)
+						}
+					}
+					inv = append(inv, "--profile", value)
+				default:
+					cfg.Command = strings.Fields(value)
+					cfg.Implementation = filepath.Base(cfg.Command[0])
+					warnRelativeArgs(stderr, cfg.Command)
+				}
+				if *suiteDir != "" {
+					inv = append(inv, "--suite", *suiteDir)
+				}
+				if flagSet(fl, "timeout") {
+					inv = append(inv, "--timeout", timeout.String())
+				}
+				if value != "reference" && !isProfileDir(value) {
+					inv = append(append(inv, "--"), cfg.Command...)
+				}
+				began := time.Now()
+				rep, err := runner.Run(ctx, cfg)
+				if err != nil {
+					if ctx.Err() != nil {
+						return exitInterrupted
+					}
+					return fail(stderr, err)
+				}
+				if rep.Interrupted {
+					return exitInterrupted
+				}
+				rep.Invocation = inv
+				fmt.Fprintf(stderr, "%s, %s role, v%d: %s (%s)\n", name, role, version, rep.Verdict, time.Since(began).Round(time.Millisecond))
+				inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
+			}
+		}
+	}
+	m, err := runner.BuildMatrix(inputs)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if *suiteDir == "" && m.Suite.Digest != s.Digest {
+		fmt.Fprintf(stderr, "conform: note: the reports were made with suite %s, not the suite embedded in conform (%s)\n", m.Suite.Digest, s.Digest)
+	}
+	w, closeOut, err := reportWriter(stdout, *out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer closeOut()
+	switch *format {
+	case "html":
+		err = report.MatrixHTML(w, m)
+	case "json":
+		err = report.MatrixJSON(w, m)
+	default:
+		err = report.MatrixMarkdown(w, m)
+	}
+	if err != nil {
+		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write matrix"))
+	}
+	if len(impls) > 0 {
+		fmt.Fprintf(stderr, "matrix of %d implementations in %s\n", len(m.Implementations), time.Since(start).Round(time.Millisecond))
+	}
+	return exitPass
+}
+
+// listFlag splits each value at commas; no value gives def. An empty item
+// is an error.
+func listFlag(values []string, def string) ([]string, error) {
+	if len(values) == 0 {
+		return []string{def}, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				return nil, fmt.Errorf("empty item in %q", v)
+			}
+			if !seen[item] {
+				seen[item] = true
+				out = append(out, item)
+			}
+		}
+	}
+	return out, nil
+}
+
+// fromSpec splits NAME=FILE; a spec without "=" is FILE, named by its base
+// name up to the first dot.
+func fromSpec(spec string) (name, file string) {
+	if n, f, ok := strings.Cut(spec, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
+		return n, f
+	}
+	base := filepath.Base(spec)
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base, spec
+}

@@ -1,0 +1,18 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/conform-kit/conform/runner"
+)
+
+// MatrixJSON writes m as indented JSON following schemas/matrix.schema.json.
+// Strings are as the reports had them (JSON escapes control characters,
+// and "<", ">" and "&" as \u003c, \u003e, \u0026): a reader must still
+// escape them for display.
+func MatrixJSON(w io.Writer, m *runner.Matrix) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}

@@ -1,0 +1,292 @@
+package runner
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// MatrixInput is one implementation's report for one role and protocol
+// version, under the name that labels its column.
+type MatrixInput struct {
+	// Name labels the implementation's column ("python"); the same name in
+	// several inputs is the same implementation (its reports must name the
+	// same Implementation.Name), in different roles or versions.
+	Name   string
+	Report *Report
+}
+
+// Matrix is implementations by vectors, one [MatrixSection] per role and
+// protocol version: every cell holds the conformance status and the exact
+// parity of one implementation on one vector. Its JSON form is defined by
+// schemas/matrix.schema.json.
+//
+// A Matrix holds only what does not change from run to run of the same
+// implementations: no durations, no stderr, no exit details, no canonical
+// bytes, no notes (findings without a status, such as HOST_SENT, which
+// quotes the host's random request ids, or IUT_LINGERED); so two matrices
+// of the same deterministic implementations are byte for byte equal.
+type Matrix struct {
+	// Suite is the suite every report was made with.
+	Suite MatrixSuite `json:"suite"`
+	// Implementations lists each name once, in the order of the inputs
+	// where it first appears.
+	Implementations []MatrixImplementation `json:"implementations"`
+	// Sections are sorted by role, then version.
+	Sections []MatrixSection `json:"sections"`
+}
+
+// MatrixSuite identifies the suite of a matrix.
+type MatrixSuite struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// MatrixImplementation is one implementation of a matrix.
+type MatrixImplementation struct {
+	// Name labels its columns.
+	Name string `json:"name"`
+	// Implementation is its reports' implementation name: the profile's
+	// "implementation" text, which names the version ("Claude Code CLI
+	// 2.1.332 (npm @anthropic-ai/claude-code)"), or the command's base name.
+	Implementation string `json:"implementation"`
+}
+
+// MatrixSection is the table of one role and protocol version.
+type MatrixSection struct {
+	Role    string `json:"role"`
+	Version int    `json:"version"`
+	// Columns are the implementations with a report for this role and
+	// version, in the order of [Matrix.Implementations].
+	Columns []MatrixColumn `json:"columns"`
+	// Rows are the vectors of the reports, sorted by id; each has one cell
+	// per column, in column order.
+	Rows []MatrixRow `json:"rows"`
+}
+
+// MatrixColumn is one implementation's run of a section.
+type MatrixColumn struct {
+	Name string `json:"name"`
+	// Verdict is the report's verdict (CERTIFIED, NOT_CERTIFIED, ...).
+	Verdict string `json:"verdict"`
+	// Summary is the report's counts.
+	Summary Counts `json:"summary"`
+	// Invocation is the conform arguments that reproduce the run
+	// ([Report.Invocation]), or "run", "--role", "--version" and the
+	// report's command after "--" when the report does not record them.
+	Invocation []string `json:"invocation"`
+	// Stale, Partial and Interrupted are the report's.
+	Stale       []string `json:"stale,omitempty"`
+	Partial     bool     `json:"partial,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	// Preflight is the failed preflight vector, when the implementation
+	// does not speak the version (its other cells are NOT_RUN).
+	Preflight *MatrixPreflight `json:"preflight,omitempty"`
+	// Problems counts the report's kit input errors.
+	Problems int `json:"problems,omitempty"`
+}
+
+// MatrixPreflight is the cell of a preflight vector that failed, with the
+// vector's id (the vector may not be among the rows of a filtered run).
+type MatrixPreflight struct {
+	ID string `json:"id"`
+	MatrixCell
+}
+
+// MatrixRow is one vector of a section.
+type MatrixRow struct {
+	ID    string       `json:"id"`
+	Level string       `json:"level"`
+	Cells []MatrixCell `json:"cells"`
+}
+
+// MatrixCell is one implementation's outcome on one vector.
+type MatrixCell struct {
+	// Status is the conformance verdict; "" when the implementation's
+	// report has no result for the vector (a filtered run).
+	Status Status `json:"status,omitempty"`
+	// Parity is "exact" or "differs" ("" when the vector did not run).
+	Parity string `json:"parity,omitempty"`
+	// Findings are the findings that carry a status (those that decided
+	// the verdict), in the report's order; notes are left out.
+	Findings []Finding `json:"findings,omitempty"`
+	// Reason is the expected-failure reason (XFAIL, XPASS).
+	Reason string `json:"reason,omitempty"`
+	// Differences are the differences from the golden summary, normative
+	// and allowed.
+	Differences []compare.Difference `json:"differences,omitempty"`
+	// Repro is the command that reproduces the cell: "conform", the
+	// column's invocation and "--filter" with the vector id (before any
+	// "--"). Set on every cell that is not PASS with exact parity, not
+	// NOT_RUN and not empty.
+	Repro []string `json:"repro,omitempty"`
+}
+
+// Passed reports whether the cell passed conformance with exact parity
+// (nothing to show beyond its status).
+func (c MatrixCell) Passed() bool { return c.Status == Pass && c.Parity == ParityExact }
+
+// matrixName is the form of [MatrixInput.Name]: a label safe in any
+// printer's table without escaping. matrixRole is that of a role.
+var (
+	matrixName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
+	matrixRole = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+)
+
+// BuildMatrix builds the matrix of inputs (in any order; the result does not
+// depend on the order of inputs that name different implementations or
+// sections, except for the order of Implementations, which is that of the
+// inputs). Errors: USAGE (a name not of the form letters, digits, ".",
+// "_", "+", "-", a name used twice for one role and version, or one name
+// for two implementations), REPORT_INVALID (a report whose role is not a
+// role name), REPORT_SUITE_MISMATCH (reports of different suites, or a
+// vector with two levels).
+func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
+	m := &Matrix{Implementations: []MatrixImplementation{}, Sections: []MatrixSection{}}
+	implOrder := map[string]int{}
+	type key struct {
+		role    string
+		version int
+	}
+	bySection := map[key][]MatrixInput{}
+	for i, in := range inputs {
+		rep := in.Report
+		if rep == nil {
+			return nil, kiterr.New(kiterr.Usage, "matrix input %d has no report", i+1)
+		}
+		if !matrixName.MatchString(in.Name) {
+			return nil, kiterr.New(kiterr.Usage, "implementation name %q: want letters, digits, '.', '_', '+' or '-' (at most 64, starting with a letter or digit)", in.Name)
+		}
+		if !matrixRole.MatchString(rep.Suite.Role) {
+			return nil, kiterr.New(kiterr.ReportInvalid, "the report of %q names the role %q, which is not a role name", in.Name, rep.Suite.Role)
+		}
+		if i == 0 {
+			m.Suite = MatrixSuite{Name: rep.Suite.Name, Digest: rep.Suite.Digest}
+		} else if rep.Suite.Name != m.Suite.Name || rep.Suite.Digest != m.Suite.Digest {
+			return nil, kiterr.New(kiterr.ReportSuiteMismatch, "the report of %q was made with suite %s %s, the report of %q with %s %s: a matrix shows one suite",
+				in.Name, rep.Suite.Name, rep.Suite.Digest, inputs[0].Name, m.Suite.Name, m.Suite.Digest)
+		}
+		if j, ok := implOrder[in.Name]; ok {
+			if got := m.Implementations[j].Implementation; got != rep.Implementation.Name {
+				return nil, kiterr.New(kiterr.Usage, "the name %q labels two implementations: %q and %q", in.Name, got, rep.Implementation.Name)
+			}
+		} else {
+			implOrder[in.Name] = len(m.Implementations)
+			m.Implementations = append(m.Implementations, MatrixImplementation{Name: in.Name, Implementation: rep.Implementation.Name})
+		}
+		k := key{rep.Suite.Role, rep.Suite.Version}
+		for _, prev := range bySection[k] {
+			if prev.Name == in.Name {
+				return nil, kiterr.New(kiterr.Usage, "two reports of %q for the %s role, version %d", in.Name, k.role, k.version)
+			}
+		}
+		bySection[k] = append(bySection[k], in)
+	}
+	keys := make([]key, 0, len(bySection))
+	for k := range bySection {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.role, b.role), cmp.Compare(a.version, b.version))
+	})
+	for _, k := range keys {
+		ins := bySection[k]
+		slices.SortStableFunc(ins, func(a, b MatrixInput) int { return cmp.Compare(implOrder[a.Name], implOrder[b.Name]) })
+		sec, err := buildSection(k.role, k.version, ins)
+		if err != nil {
+			return nil, err
+		}
+		m.Sections = append(m.Sections, sec)
+	}
+	return m, nil
+}
+
+func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, error) {
+	sec := MatrixSection{Role: role, Version: version, Columns: []MatrixColumn{}, Rows: []MatrixRow{}}
+	levels := map[string]string{}
+	byID := make([]map[string]Result, len(ins))
+	for i, in := range ins {
+		rep := in.Report
+		col := MatrixColumn{
+			Name: in.Name, Verdict: rep.Verdict, Summary: rep.Summary, Invocation: invocationOf(rep),
+			Stale: rep.Stale, Partial: rep.Partial, Interrupted: rep.Interrupted, Problems: len(rep.Problems),
+		}
+		if col.Verdict == "" {
+			col.Verdict = rep.ComputeVerdict()
+		}
+		if rep.Preflight != nil {
+			col.Preflight = &MatrixPreflight{ID: rep.Preflight.ID, MatrixCell: cellOf(*rep.Preflight, col.Invocation)}
+		}
+		sec.Columns = append(sec.Columns, col)
+		byID[i] = map[string]Result{}
+		for _, res := range rep.Results {
+			if lvl, ok := levels[res.ID]; ok && lvl != res.Level {
+				return sec, kiterr.New(kiterr.ReportSuiteMismatch, "vector %s is %s in one report and %s in the report of %q", res.ID, lvl, res.Level, in.Name)
+			}
+			levels[res.ID] = res.Level
+			byID[i][res.ID] = res
+		}
+	}
+	ids := make([]string, 0, len(levels))
+	for id := range levels {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		row := MatrixRow{ID: id, Level: levels[id], Cells: make([]MatrixCell, len(ins))}
+		for i := range ins {
+			if res, ok := byID[i][id]; ok {
+				row.Cells[i] = cellOf(res, sec.Columns[i].Invocation)
+			}
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	return sec, nil
+}
+
+// cellOf keeps the stable part of res.
+func cellOf(res Result, invocation []string) MatrixCell {
+	c := MatrixCell{Status: res.Status, Parity: res.Parity, Reason: res.Reason, Differences: res.Differences}
+	for _, f := range res.Findings {
+		if f.Status != "" {
+			c.Findings = append(c.Findings, f)
+		}
+	}
+	if !c.Passed() && c.Status != NotRun {
+		c.Repro = Repro(invocation, res.ID)
+	}
+	return c
+}
+
+// invocationOf returns rep.Invocation, or one made of its role, version and
+// command.
+func invocationOf(rep *Report) []string {
+	if len(rep.Invocation) > 0 {
+		return rep.Invocation
+	}
+	inv := []string{"run", "--role", rep.Suite.Role, "--version", strconv.Itoa(rep.Suite.Version)}
+	if len(rep.Implementation.Command) > 0 {
+		inv = append(append(inv, "--"), rep.Implementation.Command...)
+	}
+	return inv
+}
+
+// Repro returns the argv that reruns one vector of the run that invocation
+// (conform's arguments, [Report.Invocation]) made: "conform", the
+// invocation, and "--filter" id before any "--" that starts the IUT
+// command.
+func Repro(invocation []string, id string) []string {
+	out := make([]string, 0, len(invocation)+3)
+	out = append(out, "conform")
+	at := slices.Index(invocation, "--")
+	if at < 0 {
+		at = len(invocation)
+	}
+	out = append(out, invocation[:at]...)
+	out = append(out, "--filter", id)
+	return append(out, invocation[at:]...)
+}

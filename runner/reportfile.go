@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/suite"
+)
+
+// ReadReport reads a saved JSON report (conform run --format json, or
+// --json-out) and checks it before anything is built from it: data must be
+// one strict JSON text (no duplicate member, valid UTF-8; internal/canon),
+// follow schemas/report.schema.json of s, and its summary and verdict must
+// be those its results, problems, stale entries, preflight and flags give
+// ([Report.Recount]). The report may have been made with another suite
+// than s: only its format is checked against s. Errors: REPORT_INVALID
+// (naming the first fault), SCHEMA_INVALID.
+func ReadReport(s *Suite, data []byte) (*Report, error) {
+	v, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "not one strict JSON text")
+	}
+	sch, err := s.Schemas.Compile(suite.ReportSchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	if viol := sch.Validate(v); len(viol) > 0 {
+		msgs := make([]string, len(viol))
+		for i, x := range viol {
+			msgs[i] = x.String()
+		}
+		return nil, kiterr.New(kiterr.ReportInvalid, "does not follow %s: %s", suite.ReportSchemaFile, strings.Join(msgs, "; "))
+	}
+	var rep Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "decode")
+	}
+	summary, verdict := rep.Summary, rep.Verdict
+	rep.Recount()
+	if rep.Summary != summary {
+		return nil, kiterr.New(kiterr.ReportInvalid, "its summary does not count its results: it says %s, the results give %s", countsText(summary), countsText(rep.Summary))
+	}
+	if rep.Verdict != verdict {
+		return nil, kiterr.New(kiterr.ReportInvalid, "its verdict %s does not follow from its results, which give %s", verdict, rep.Verdict)
+	}
+	return &rep, nil
+}
+
+func countsText(c Counts) string {
+	return fmt.Sprintf("%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d; exact parity %d, differs %d)",
+		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, c.ParityExact, c.ParityDiffers)
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Writes the certification matrix of every implementation CI certifies:
+# docs/matrix.md and docs/matrix.html (conform matrix; README "Certification
+# matrix"). The same results give the same bytes: no dates, durations or
+# stderr; rows sorted by vector id; columns in the order of the list below.
+#
+#   scripts/matrix.sh                 certify everything below here (slow: the CLI and
+#                                     the SDKs take minutes), then write both files
+#   scripts/matrix.sh --reports DIR   reuse DIR/NAME.ROLE-vVERSION.json where an earlier
+#                                     step saved it (conform run ... --json-out FILE, as the
+#                                     CI stages do), certify the rest and save their reports
+#                                     there too
+#   scripts/matrix.sh --no-build      do not run the profiles' build.sh or install.sh
+#                                     (CI: earlier stages built and installed them)
+#
+# $conform names the conform binary (default: built from this checkout).
+# CI (.ci/stages/85-matrix.sh) runs it and fails when the committed files
+# differ from what it wrote.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One certification per line: NAME ROLE VERSION TARGET [conform run flags...].
+# TARGET is "reference" (the Go reference embedded in conform) or a profile
+# directory; a profile's build.sh or install.sh runs first when this script
+# certifies it itself. A CI stage that certifies one of these saves its report
+# as $CI_TMP/reports/NAME.ROLE-vVERSION.json with the same flags (the matrix
+# shows each run's command line, so a stage that ran it another way shows up
+# as a difference). Adding an implementation is one line here; lines starting
+# with "#" are skipped. The community SDK profiles, once in impl/, are:
+#   claude-agent-sdk-go   host  1 impl/claude-agent-sdk-go
+#   claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
+#   claude-code-sdk-java  host  1 impl/claude-code-sdk-java
+certifications='
+reference             agent 1 reference --exact
+reference             agent 2 reference --exact
+reference             host  1 reference --exact
+reference             host  2 reference --exact
+python                agent 1 impl/python
+python                agent 2 impl/python
+python                host  1 impl/python
+typescript            agent 1 impl/typescript
+typescript            agent 2 impl/typescript
+typescript            host  1 impl/typescript
+rust                  agent 1 impl/rust
+rust                  agent 2 impl/rust
+rust                  host  1 impl/rust
+java                  agent 1 impl/java
+java                  agent 2 impl/java
+java                  host  1 impl/java
+claude-code           agent 1 impl/claude-code
+agent-sdk-ts          host  1 impl/agent-sdk-ts
+agent-sdk-python      host  1 impl/agent-sdk-python
+'
+
+reports=""
+build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reports) reports="${2:?--reports needs a directory}"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "usage: scripts/matrix.sh [--reports DIR] [--no-build]" >&2; exit 2 ;;
+  esac
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ -z "${conform:-}" ]; then
+  conform="$tmp/conform"
+  go build -o "$conform" ./cmd/conform
+fi
+if [ -z "$reports" ]; then
+  reports="$tmp/reports"
+fi
+mkdir -p "$reports"
+
+declare -A prepared=()
+from=()
+while read -r -u 3 name role version target flags; do
+  case "$name" in "" | "#"*) continue ;; esac
+  report="$reports/$name.$role-v$version.json"
+  from+=(--from "$name=$report")
+  if [ -s "$report" ]; then
+    echo "matrix: $name $role v$version: reusing $report" >&2
+    continue
+  fi
+  args=(run --role "$role" --version "$version" -j 2)
+  if [ "$target" != reference ]; then
+    if [ "$build" = 1 ] && [ -z "${prepared[$target]:-}" ]; then
+      for step in build.sh install.sh; do
+        if [ -x "$target/$step" ]; then
+          echo "matrix: $target/$step" >&2
+          "$target/$step" > /dev/null < /dev/null
+        fi
+      done
+      prepared[$target]=1
+    fi
+    args+=(--profile "$target")
+  fi
+  # shellcheck disable=SC2206 # flags are single words
+  args+=($flags)
+  echo "matrix: $name $role v$version: conform ${args[*]}" >&2
+  status=0
+  "$conform" "${args[@]}" --json-out "$report" > "$tmp/run.txt" < /dev/null || status=$?
+  case $status in
+    0) ;;
+    1) echo "matrix: $name $role v$version did not pass (the matrix shows it):" >&2
+       tail -n 5 "$tmp/run.txt" >&2 ;;
+    *) cat "$tmp/run.txt" >&2
+       echo "matrix: conform ${args[*]} exited $status" >&2
+       exit 1 ;;
+  esac
+done 3<<< "$certifications"
+
+mkdir -p docs
+"$conform" matrix "${from[@]}" --format markdown --out docs/matrix.md
+"$conform" matrix "${from[@]}" --format html --out docs/matrix.html
+echo "matrix: wrote docs/matrix.md and docs/matrix.html" >&2
