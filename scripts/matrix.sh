@@ -26,10 +26,7 @@ cd "$(dirname "$0")/.."
 # as $CI_TMP/reports/NAME.ROLE-vVERSION.json with the same flags (the matrix
 # shows each run's command line, so a stage that ran it another way shows up
 # as a difference). Adding an implementation is one line here; lines starting
-# with "#" are skipped. The community SDK profiles, once in impl/, are:
-#   claude-agent-sdk-go   host  1 impl/claude-agent-sdk-go
-#   claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
-#   claude-code-sdk-java  host  1 impl/claude-code-sdk-java
+# with "#" are skipped.
 certifications='
 reference             agent 1 reference --exact
 reference             agent 2 reference --exact
@@ -50,6 +47,9 @@ java                  host  1 impl/java
 claude-code           agent 1 impl/claude-code
 agent-sdk-ts          host  1 impl/agent-sdk-ts
 agent-sdk-python      host  1 impl/agent-sdk-python
+claude-agent-sdk-go   host  1 impl/claude-agent-sdk-go
+claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
+claude-code-sdk-java  host  1 impl/claude-code-sdk-java
 '
 
 reports=""

@@ -21,8 +21,8 @@ mkdir -p "$CI_TMP/reports"
 
 # expect VERDICT PROFILE: run PROFILE (host role) and require VERDICT.
 expect() {
-  local want=$1 name=$2 out="$CI_TMP/reports/host-v1-$2.json" status=0
-  "$conform" run --role host --profile "impl/$name" -j 2 --format json --out "$out" || status=$?
+  local want=$1 name=$2 out="$CI_TMP/reports/$2.host-v1.json" status=0
+  "$conform" run --role host --profile "impl/$name" -j 2 --json-out "$out" || status=$?
   local got
   got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$out")
   if [ "$got" != "$want" ]; then
