@@ -317,10 +317,10 @@ type junitDoc struct {
 	Errors   int      `xml:"errors,attr"`
 	Suites   []struct {
 		Time     string `xml:"time,attr"`
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Errors   int `xml:"errors,attr"`
-		Skipped  int `xml:"skipped,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
 		Cases    []struct {
 			Name      string     `xml:"name,attr"`
 			Classname string     `xml:"classname,attr"`
