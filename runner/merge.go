@@ -22,7 +22,9 @@ import (
 // without shard metadata, or whose results are not those of its shard),
 // SHARD_SUITE_MISMATCH (suite name, version, role or digest differ),
 // SHARD_KIT_MISMATCH (different conform builds, [Kit]), SHARD_IUT_MISMATCH
-// (implementation name or command differ), SHARD_SELECTION_MISMATCH
+// (implementation name or command differ; the program of the command is
+// compared by its file name, since CI jobs may install it in different
+// directories), SHARD_SELECTION_MISMATCH
 // (shard count, selection, --filter or stale expected-failure entries
 // differ, or the results do not add up to the selection), SHARD_DUPLICATE
 // (a shard given twice, or a vector in two shards) and SHARD_MISSING (a
@@ -49,7 +51,7 @@ func Merge(shards []*Report) (*Report, error) {
 				name, r.Suite.Name, r.Suite.Version, r.Suite.Role, r.Suite.Digest, firstName, first.Suite.Name, first.Suite.Version, first.Suite.Role, first.Suite.Digest)
 		case r.Kit != first.Kit:
 			return nil, kiterr.New(kiterr.ShardKitMismatch, "%s was made by conform %s, %s by conform %s", name, r.Kit, firstName, first.Kit)
-		case r.Implementation.Name != first.Implementation.Name || !slices.Equal(r.Implementation.Command, first.Implementation.Command):
+		case r.Implementation.Name != first.Implementation.Name || !slices.Equal(portable(r.Implementation.Command), portable(first.Implementation.Command)):
 			return nil, kiterr.New(kiterr.ShardIUTMismatch, "%s certifies %q (%s), %s certifies %q (%s)",
 				name, r.Implementation.Name, strings.Join(r.Implementation.Command, " "), firstName, first.Implementation.Name, strings.Join(first.Implementation.Command, " "))
 		case r.Shard.Count != first.Shard.Count:
@@ -137,4 +139,18 @@ func (r *Report) checkShard() error {
 		}
 	}
 	return nil
+}
+
+// portable is argv with its program reduced to its file name (after the
+// last / or \\): the part of a command that names the same IUT wherever a
+// CI job installed it.
+func portable(argv []string) []string {
+	if len(argv) == 0 {
+		return argv
+	}
+	out := slices.Clone(argv)
+	if i := strings.LastIndexAny(out[0], `/\`); i >= 0 {
+		out[0] = out[0][i+1:]
+	}
+	return out
 }

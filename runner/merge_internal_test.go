@@ -169,6 +169,15 @@ func TestMerge(t *testing.T) {
 		})
 	}
 
+	// The same program installed in another directory (another CI job's
+	// temporary directory, a Windows runner) is the same IUT.
+	_, moved := shardReports(t, vs, 3)
+	moved[1].Implementation.Command = []string{"/home/runner/work/_temp/bin/iut"}
+	moved[2].Implementation.Command = []string{`C:\a\iut`}
+	if _, err := Merge(moved); err != nil {
+		t.Errorf("merge of shards whose IUT lives in other directories: %v", err)
+	}
+
 	// A filtered selection merges to a partial verdict at best.
 	_, shards := shardReports(t, vs[:6], 2)
 	for _, s := range shards {
@@ -202,6 +211,10 @@ func TestMergeRefuses(t *testing.T) {
 		{"implementation name", func(s []*Report) []*Report { s[1].Implementation.Name = "other"; return s }, kiterr.ShardIUTMismatch},
 		{"implementation command", func(s []*Report) []*Report {
 			s[1].Implementation.Command = []string{"/bin/iut", "--v2"}
+			return s
+		}, kiterr.ShardIUTMismatch},
+		{"another program", func(s []*Report) []*Report {
+			s[1].Implementation.Command = []string{"/bin/iut2"}
 			return s
 		}, kiterr.ShardIUTMismatch},
 		{"shard count", func(s []*Report) []*Report {

@@ -270,18 +270,21 @@ func parityPath(pr *runner.ParityReport, row int) string {
 // its differences from the golden summary, cut at 4 KiB.
 func annotation(res runner.Result) string {
 	var b strings.Builder
-	if h := headline(res); h != nil {
+	h := headline(res)
+	if h != nil {
 		fmt.Fprintf(&b, "%s: %s\n", h.Code, h.Message)
 	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		if f == headline(res) || isDifference(f.Code) {
+		if f == h || isDifference(f.Code) {
 			continue
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.Code, f.Message)
 	}
 	for _, d := range res.Differences {
-		b.WriteString(compare.Render(d))
+		if r := compare.Render(d); h == nil || strings.TrimSpace(r) != strings.TrimSpace(h.Message) {
+			b.WriteString(r)
+		}
 	}
 	s := strings.TrimRight(b.String(), "\n")
 	if len(s) > 4096 {
