@@ -17,7 +17,8 @@ expressions over the steps' outputs.
 
 Cases: the embedded reference from source (CERTIFIED), a failing IUT command
 (NOT_CERTIFIED, annotations, exit 1), an expected-failure list and a profile,
-two shards merged into the unsharded verdict, a bad input (exit 2, no report),
+two shards merged into the unsharded verdict, install only (certify: false),
+a bad input (exit 2, no report),
 and the download path over release archives made by scripts/dist.sh
 (file:// URL), including a tampered archive that must be refused.
 """
@@ -217,6 +218,12 @@ def main():
             conform = reference_from_source.out["conform"]
             merged = subprocess.run([conform, "report", "merge", *reports], stdout=subprocess.PIPE, text=True)
             check(merged.returncode == 0 and "CERTIFIED (merged from 2 shards)" in merged.stdout, merged.stdout[-500:])
+
+        @case
+        def install_only():
+            status, out, stdout, summary = run_action(repo, {"certify": "false"}, ws)
+            check(status == 0 and out["verdict"] == "" and os.path.isfile(out["conform"]), (status, out))
+            check("nothing certified" in stdout and summary == "", stdout[-300:])
 
         @case
         def bad_input():
