@@ -51,11 +51,12 @@ for p in $platforms; do
   find "$stage" -exec touch -h -d "@$epoch" {} +
   if [ "$goos" = windows ]; then
     (cd dist/.stage && find "$name" -print | LC_ALL=C sort | zip -q -X -D "../$name.zip" -@)
+    echo "dist/$name.zip"
   else
     tar -C dist/.stage --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -cf - "$name" \
       | gzip -n -9 > "dist/$name.tar.gz"
+    echo "dist/$name.tar.gz"
   fi
-  echo "dist/$name: $(ls dist/"$name".* | head -1)"
 done
 rm -rf dist/.stage
 (cd dist && sha256sum conform_* > SHA256SUMS)

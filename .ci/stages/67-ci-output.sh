@@ -63,7 +63,7 @@ GITHUB_STEP_SUMMARY="$out/summary.md" "$conform" run --format github --role host
 code=$?
 set -e
 [ "$code" = 1 ]
-grep -E '^::error file=vectors/v1/host/host-can-use-tool-[a-z-]+\.json,title=FAIL ' "$out/github.txt" | head -3
+grep -m 3 -E '^::error file=vectors/v1/host/host-can-use-tool-[a-z-]+\.json,title=FAIL ' "$out/github.txt"
 grep -q '^::error title=conform NOT_CERTIFIED::' "$out/github.txt"
 grep -q '^### conform: NOT CERTIFIED' "$out/summary.md"
 
