@@ -24,7 +24,7 @@ func TestKitOf(t *testing.T) {
 		{"a release", &debug.BuildInfo{Main: debug.Module{Path: ModulePath, Version: "v1.2.0"},
 			Settings: []debug.BuildSetting{{Key: "vcs.modified", Value: "false"}}}, true, Kit{Version: "v1.2.0"}},
 		{"a library of another program", &debug.BuildInfo{Main: debug.Module{Path: "example.com/tool", Version: "v3.0.0"},
-			Deps: []*debug.Module{{Path: "golang.org/x/text", Version: "v0.44.0"}, {Path: ModulePath, Version: "v1.1.0"}},
+			Deps:     []*debug.Module{{Path: "golang.org/x/text", Version: "v0.44.0"}, {Path: ModulePath, Version: "v1.1.0"}},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "ffff"}}}, true, Kit{Version: "v1.1.0"}},
 		{"a replaced library", &debug.BuildInfo{Main: debug.Module{Path: "example.com/tool"},
 			Deps: []*debug.Module{{Path: ModulePath, Version: "v1.1.0", Replace: &debug.Module{Path: "../conform", Version: ""}}}}, true, Kit{Version: "(devel)"}},
