@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"time"
+
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/proc"
 )
@@ -241,9 +243,24 @@ type Report struct {
 	// Partial is true when --filter selected only some of the vectors: the
 	// run passes or fails, but certifies nothing.
 	Partial bool `json:"partial,omitempty"`
-	// Verdict is CERTIFIED, NOT_CERTIFIED, PASSED_PARTIAL (a filtered run
-	// without failures), INVALID_SUITE_INPUT or INTERRUPTED; it follows
-	// ExitCode.
+	// Shard is set when the run was one shard of a sharded run
+	// (Config.Shard): it certifies nothing by itself; [Merge] combines the
+	// reports of all shards into one.
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Shards is the number of shard reports [Merge] combined into this
+	// one (0 for a report that was not merged).
+	Shards int `json:"shards,omitempty"`
+	// Kit identifies the conform build that made the report.
+	Kit Kit `json:"kit,omitzero"`
+	// Started is when the run started (UTC, millisecond precision; zero
+	// when unknown) and ElapsedMS its wall time in milliseconds: for a
+	// merged report, from the earliest shard's start to the latest shard's
+	// end.
+	Started   time.Time `json:"started,omitzero"`
+	ElapsedMS int64     `json:"elapsed_ms,omitempty"`
+	// Verdict is CERTIFIED, NOT_CERTIFIED, PASSED_PARTIAL (a filtered run,
+	// or one shard, without failures), INVALID_SUITE_INPUT or INTERRUPTED;
+	// it follows ExitCode.
 	Verdict string `json:"verdict"`
 	// Invocation is the conform arguments that reproduce the run, as the
 	// command that made it recorded them ("run", "--role", "host",
@@ -269,8 +286,9 @@ const (
 	// (CI stays green), but nothing is certified; the verdict line says how
 	// many vectors of each level were excused.
 	VerdictExcused = "PASSED_WITH_EXPECTED_FAILURES"
-	// VerdictPartial: a --filter run without failures in which at least one
-	// required or recommended vector passed. Exit 0; certifies nothing.
+	// VerdictPartial: a --filter run, or one shard of a run, without
+	// failures in which at least one required or recommended vector passed.
+	// Exit 0; certifies nothing.
 	VerdictPartial = "PASSED_PARTIAL"
 	// VerdictNotCertified: a required or recommended vector failed, an
 	// expected failure passed or is stale, or the preflight failed. Exit 1.
@@ -304,7 +322,7 @@ func (r *Report) ExitCode() int {
 }
 
 // ComputeVerdict returns the verdict that follows from the counts, the exit
-// code and Partial (what Report.Verdict holds after Run).
+// code, Partial and Shard (what Report.Verdict holds after Run).
 func (r *Report) ComputeVerdict() string {
 	switch r.ExitCode() {
 	case 1:
@@ -319,7 +337,7 @@ func (r *Report) ComputeVerdict() string {
 		return VerdictInterrupted
 	}
 	switch {
-	case r.Partial:
+	case r.Partial || r.Shard != nil:
 		return VerdictPartial
 	case r.Summary.Excused() > 0:
 		return VerdictExcused

@@ -103,6 +103,17 @@ type Config struct {
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
+	// Planned, if set, is called once by [Run] with the number of vectors
+	// it is about to run (after --filter and Shard), before the first one
+	// starts.
+	Planned func(vectors int)
+	// Shard, if set, runs only that shard of the selected vectors (see
+	// [Shard]); the report then carries Report.Shard and certifies nothing
+	// until [Merge] combines it with the other shards.
+	Shard *Shard
+	// Now is the clock of Report.Started and Report.ElapsedMS (default
+	// time.Now).
+	Now func() time.Time
 	// Spawn, when set, selects spawned mode: the IUT is a host that starts
 	// the agent itself, and Spawn is the argv prefix of the agent double
 	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as
@@ -179,6 +190,9 @@ func (c *Config) defaults() {
 	}
 	if c.TempDir == "" {
 		c.TempDir = os.TempDir()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 }
 
@@ -361,14 +375,16 @@ func set(xs []string) map[string]bool {
 // and returns the report. Results are in vector id order whatever Jobs is.
 // When ctx is cancelled, running IUTs are killed, finished results are kept
 // and the rest are NOT_RUN, and Report.Interrupted is set (no error).
-// Errors: USAGE, VERSION_UNKNOWN, SCHEMA_INVALID, FILTER_NO_MATCH (a filter
-// that matches nothing, or no vectors at all), EXPECT_FILE_INVALID, IUT_START
-// (the command cannot be started: exit 3).
+// Errors: USAGE (also a Shard with more shards than selected vectors),
+// VERSION_UNKNOWN, SCHEMA_INVALID, FILTER_NO_MATCH (a filter that matches
+// nothing, or no vectors at all), EXPECT_FILE_INVALID, IUT_START (the
+// command cannot be started: exit 3).
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.defaults()
 	if len(cfg.Command) == 0 {
 		return nil, kiterr.New(kiterr.Usage, "no IUT command")
 	}
+	start := cfg.Now()
 	p, err := prepare(cfg)
 	if err != nil {
 		return nil, err
@@ -379,6 +395,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
 		Problems:       p.problems,
 		Partial:        len(p.vectors) < len(p.sessions),
+		Kit:            BuildKit(),
+		Started:        start.UTC().Truncate(time.Millisecond),
+	}
+	defer func() { rep.ElapsedMS = cfg.Now().Sub(start).Milliseconds() }()
+	if cfg.Shard != nil {
+		if p.vectors, rep.Shard, err = shardVectors(p.vectors, *cfg.Shard); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Planned != nil {
+		cfg.Planned(len(p.vectors))
 	}
 	known := map[string]*suite.Vector{}
 	for _, v := range p.sessions {

@@ -168,19 +168,15 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *suiteDir == "" && m.Suite.Digest != s.Digest {
 		fmt.Fprintf(stderr, "conform: note: the reports were made with suite %s, not the suite embedded in conform (%s)\n", m.Suite.Digest, s.Digest)
 	}
-	w, closeOut, err := reportWriter(stdout, *out)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	defer closeOut()
-	switch *format {
-	case "html":
-		err = report.MatrixHTML(w, m)
-	case "json":
-		err = report.MatrixJSON(w, m)
-	default:
-		err = report.MatrixMarkdown(w, m)
-	}
+	err = output{out: *out}.write(stdout, func(w io.Writer) error {
+		switch *format {
+		case "html":
+			return report.MatrixHTML(w, m)
+		case "json":
+			return report.MatrixJSON(w, m)
+		}
+		return report.MatrixMarkdown(w, m)
+	})
 	if err != nil {
 		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write matrix"))
 	}

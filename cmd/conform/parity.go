@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
-	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -37,8 +35,9 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
 	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
-	format := fl.String("format", "text", "report format: text, json or junit")
-	out := fl.String("out", "", "write the report to `file` (default: stdout)")
+	format := fl.String("format", "text", "report format: text, json, junit or github (the parity report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
+	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
+	progressEvery := fl.Duration("progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -48,8 +47,15 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if len(impls) < 2 {
 		return usageError(stderr, "parity", "name at least two implementations with --impl NAME=PROFILE_OR_COMMAND")
 	}
-	if *format != "text" && *format != "json" && *format != "junit" {
-		return usageError(stderr, "parity", "--format must be text, json or junit")
+	if !validFormat(*format) {
+		return usageError(stderr, "parity", "--format must be %s", reportFormats)
+	}
+	if *progressEvery < 0 {
+		return usageError(stderr, "parity", "--progress must be 0 (never) or a positive duration")
+	}
+	o := output{format: *format, out: *out, fileRoot: *suiteDir}
+	if err := o.check(); err != nil {
+		return fail(stderr, err)
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -93,28 +99,21 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		targets = append(targets, runner.Target{Name: name, Config: cfg})
 	}
 	start := time.Now()
+	cfgs := make([]*runner.Config, len(targets))
+	for i := range targets {
+		cfgs[i] = &targets[i].Config
+	}
+	stopProgress := watch(ctx, stderr, *progressEvery, false, cfgs...)
 	pr, err := runner.Parity(ctx, base, targets)
+	stopProgress()
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitInterrupted
 		}
 		return fail(stderr, err)
 	}
-	w, closeOut, err := reportWriter(stdout, *out)
-	if err != nil {
+	if err := o.parity(stdout, stderr, pr); err != nil {
 		return fail(stderr, err)
-	}
-	defer closeOut()
-	switch *format {
-	case "json":
-		err = report.ParityJSON(w, pr)
-	case "junit":
-		err = report.ParityJUnit(w, pr)
-	default:
-		err = report.ParityText(w, pr)
-	}
-	if err != nil {
-		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
 	}
 	fmt.Fprintf(stderr, "parity of %d implementations over %d vectors in %s\n", len(targets), len(pr.Vectors), time.Since(start).Round(time.Millisecond))
 	for _, rep := range pr.Reports {

@@ -47,7 +47,9 @@ commands:
   golden    regenerate golden summaries from the reference (--update)
   list      list the vectors of a suite version
   compat    classify the changes between two JSON Schemas as additive or breaking
-  version   print conform's version and the embedded suite digest
+  report    merge the JSON reports of a sharded run, or print a JSON report in another format
+  suite     export the embedded suite to a directory (suite export DIR)
+  version   print conform's version, VCS revision, Go version and the embedded suite digest
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -73,6 +75,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdList(rest, stdout, stderr)
 	case "compat":
 		return cmdCompat(ctx, rest, stdout, stderr)
+	case "report":
+		return cmdReport(rest, stdout, stderr)
+	case "suite":
+		return cmdSuite(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
@@ -190,19 +196,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
-	format := fl.String("format", "text", "report format: text, json or junit")
-	out := fl.String("out", "", "write the report to `file` (default: stdout)")
+	format := fl.String("format", "text", "report format: text, json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
+	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
 	jsonOut := fl.String("json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
+	shard := fl.String("shard", "", "run only shard `i/n` of the selected vectors (vector k in id order goes to shard k mod n + 1); 'conform report merge' combines the JSON reports of all n shards")
+	progressEvery := fl.Duration("progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
 	exact := fl.Bool("exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
-	if *format != "text" && *format != "json" && *format != "junit" {
-		return usageError(stderr, "run", "--format must be text, json or junit")
+	if !validFormat(*format) {
+		return usageError(stderr, "run", "--format must be %s", reportFormats)
 	}
 	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, *maxLine, *stderrMax, *maxFrames); msg != "" {
 		return usageError(stderr, "run", "%s", msg)
+	}
+	if *progressEvery < 0 {
+		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
+	}
+	o := output{format: *format, out: *out, verbose: *verbose, fileRoot: *suiteDir}
+	if err := o.check(); err != nil {
+		return fail(stderr, err)
 	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -238,6 +253,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "run", "%s", msg)
 		}
 		cfg.Isolate = iso
+	}
+	if *shard != "" {
+		sh, err := runner.ParseShard(*shard)
+		if err != nil {
+			return usageError(stderr, "run", "--shard: %s", strings.TrimPrefix(err.Error(), string(kiterr.Usage)+": "))
+		}
+		cfg.Shard = &sh
 	}
 	if *prof != "" && fl.NArg() > 0 {
 		// A profile names one IUT (its command, env, timeout and
@@ -285,17 +307,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.ExpectFail = ef
 	}
-	w, closeOut, err := reportWriter(stdout, *out)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	defer closeOut()
-	if isTerminal(stderr) {
-		// One line per vector as it finishes, for people watching; logs
-		// (CI) get the report only, so no line is printed twice there.
-		cfg.Progress = func(r runner.Result) { report.Line(stderr, r) }
-	}
+	// On a terminal one line per vector as it finishes; in a log (CI) a
+	// progress line every --progress, so the report is not printed twice.
+	stopProgress := watch(ctx, stderr, *progressEvery, true, &cfg)
 	rep, err := runner.Run(ctx, cfg)
+	stopProgress()
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitInterrupted
@@ -308,16 +324,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, err)
 		}
 	}
-	switch *format {
-	case "json":
-		err = report.JSON(w, rep)
-	case "junit":
-		err = report.JUnit(w, rep)
-	default:
-		err = report.Text(w, rep, *verbose)
-	}
-	if err != nil {
-		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
+	// The report file is written only now that there is a report: a run
+	// that fails to start (a bad --filter) leaves the previous one as it was.
+	if err := o.run(stdout, stderr, rep); err != nil {
+		return fail(stderr, err)
 	}
 	if *out != "" {
 		c := rep.Summary
@@ -355,15 +365,7 @@ func runInvocation(fl *flag.FlagSet) []string {
 
 // writeJSONReport writes rep as JSON to path. Errors: IO.
 func writeJSONReport(path string, rep *runner.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return kiterr.Wrap(kiterr.IO, err, "create JSON report")
-	}
-	if err := report.JSON(f, rep); err != nil {
-		f.Close()
-		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
-	}
-	if err := f.Close(); err != nil {
+	if err := writeAtomic(path, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
 		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
 	}
 	return nil
@@ -419,19 +421,6 @@ func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, std
 		return "--max-line, --stderr-max and --max-frames must be positive"
 	}
 	return ""
-}
-
-// reportWriter returns stdout, or the file out (created) when out is set,
-// and a function that closes it. Errors: IO.
-func reportWriter(stdout io.Writer, out string) (io.Writer, func(), error) {
-	if out == "" {
-		return stdout, func() {}, nil
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return nil, nil, kiterr.Wrap(kiterr.IO, err, "create report")
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -564,16 +553,31 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	return exitPass
 }
 
+// cmdVersion prints the module version, the VCS revision and time when
+// the build recorded them (go build inside the git checkout does), the
+// embedded suite and its digest, and the Go version and platform.
 func cmdVersion(stdout, stderr io.Writer) int {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
+	kit := runner.BuildKit()
 	s, err := openSuite("", false)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "conform %s\nsuite %s %s\n", v, s.Manifest.Name, s.Digest)
+	fmt.Fprintf(stdout, "conform %s\n", kit.Version)
+	if kit.Revision != "" {
+		rev := kit.Revision
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, st := range bi.Settings {
+				if st.Key == "vcs.time" {
+					rev += " " + st.Value
+				}
+			}
+		}
+		if kit.Modified {
+			rev += " (modified)"
+		}
+		fmt.Fprintf(stdout, "revision %s\n", rev)
+	}
+	fmt.Fprintf(stdout, "suite %s %s\ngo %s %s/%s\n", s.Manifest.Name, s.Digest, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitPass
 }
 

@@ -88,10 +88,6 @@ const (
 	// ProfileInvalid: an IUT profile (profile.json) is missing or malformed.
 	ProfileInvalid Code = "PROFILE_INVALID"
 
-	// ReportInvalid: a saved JSON report (conform matrix --from) is not one
-	// strict JSON text, does not follow schemas/report.schema.json, or its
-	// summary or verdict does not follow from its results.
-	ReportInvalid Code = "REPORT_INVALID"
 	// ReportSuiteMismatch: reports combined into one matrix were made with
 	// different suites (name or digest), or disagree on a vector's level.
 	ReportSuiteMismatch Code = "REPORT_SUITE_MISMATCH"
@@ -149,3 +145,35 @@ func CodeOf(err error) Code {
 	}
 	return ""
 }
+
+// Codes of reports read back (conform report) and of sharded runs
+// (conform run --shard, conform report merge).
+const (
+	// ReportInvalid: a report file (conform report, conform matrix --from)
+	// is not a JSON report of this kit: it is not one strict JSON text, does
+	// not validate against schemas/report.schema.json, or its counts and
+	// verdict do not follow from its results (exit 2).
+	ReportInvalid Code = "REPORT_INVALID"
+	// ShardInvalid: a report given to merge is not a shard report (no shard
+	// metadata), or its results do not belong to its shard (exit 2).
+	ShardInvalid Code = "SHARD_INVALID"
+	// ShardMissing: the shard reports given to merge lack one or more of
+	// the shards 1..n (exit 2).
+	ShardMissing Code = "SHARD_MISSING"
+	// ShardDuplicate: two shard reports given to merge are the same shard,
+	// or share a vector (exit 2).
+	ShardDuplicate Code = "SHARD_DUPLICATE"
+	// ShardSuiteMismatch: shard reports were made with different suites
+	// (name, protocol version, role or suite digest) (exit 2).
+	ShardSuiteMismatch Code = "SHARD_SUITE_MISMATCH"
+	// ShardKitMismatch: shard reports were made by different conform
+	// builds (kit version, VCS revision or modified flag) (exit 2).
+	ShardKitMismatch Code = "SHARD_KIT_MISMATCH"
+	// ShardIUTMismatch: shard reports certify different implementations
+	// (implementation name or command) (exit 2).
+	ShardIUTMismatch Code = "SHARD_IUT_MISMATCH"
+	// ShardSelectionMismatch: shard reports split different selections of
+	// vectors (shard count, --filter, expected-failure entries found stale)
+	// (exit 2).
+	ShardSelectionMismatch Code = "SHARD_SELECTION_MISMATCH"
+)

@@ -5,18 +5,25 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/runner"
 )
 
+// The JUnit XML written here is valid against both the Jenkins xUnit
+// plugin's junit-10.xsd and the older junit-4.xsd (copies and their sources
+// in testdata/junit-xsd): <testsuites> carries no skipped count, <skipped>
+// carries its reason as text (junit-4 allows it no attributes), a test
+// case's elements come in junit-4's order, and times have at most three
+// decimals (junit-10's SUREFIRE_TIME).
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
+	Time     string       `xml:"time,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -27,6 +34,7 @@ type junitSuite struct {
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -36,13 +44,14 @@ type junitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
+// junitCase lists its elements in the order junit-4.xsd requires.
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitText    `xml:"skipped,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 	SystemErr string        `xml:"system-err,omitempty"`
 }
@@ -53,16 +62,31 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
+// junitText is an element with text only (<skipped>reason</skipped>).
+type junitText struct {
+	Body string `xml:",chardata"`
+}
+
 // JUnit writes r as JUnit XML: one testsuite per run, one testcase per
-// vector (classname "<suite>.v<N>.<role>"). Failing vectors get <failure>
+// vector (classname "conform.v<N>.<role>"). Failing vectors get <failure>
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
-// TIMEOUT, INVALID); XFAIL, NOT_RUN and informational vectors that did not
-// pass are <skipped> (with what happened); passing vectors are plain cases.
-// Each Problem (suite input that could not be used) is one more case with
-// <error> type INVALID, named by its path.
+// TIMEOUT, INVALID), whose message is the finding that decided the status;
+// XFAIL, NOT_RUN and informational vectors that did not pass are <skipped>
+// with the reason as text; passing vectors are plain cases. Each Problem
+// (suite input that could not be used) is one more case with <error> type
+// INVALID, named by its path; each stale expected-failure entry is one
+// with <error> type STALE; an interrupted run has one with <error> type
+// INTERRUPTED; a preflight that failed outside the selection is a case of
+// its own; and a run that exits non-zero with none of these gets one
+// <error> case named "verdict". So failures + errors is non-zero exactly
+// when the run's exit status is ([runner.Report.ExitCode]).
+//
+// The suite's time is the run's wall time (Report.ElapsedMS, seconds with
+// three decimals), its timestamp Report.Started (RFC 3339, UTC; absent
+// when unknown); each case's time is its vector's.
 func JUnit(w io.Writer, r *runner.Report) error {
 	s := junitSuiteOf(r)
-	doc := junitSuites{Name: r.Suite.Name, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Skipped: s.Skipped, Suites: []junitSuite{s}}
+	doc := junitSuites{Name: r.Suite.Name, Time: s.Time, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Suites: []junitSuite{s}}
 	return writeJUnit(w, doc)
 }
 
@@ -83,39 +107,50 @@ func writeJUnit(w io.Writer, doc junitSuites) error {
 // junitSuiteOf builds the testsuite element of one report.
 func junitSuiteOf(r *runner.Report) junitSuite {
 	class := fmt.Sprintf("conform.v%d.%s", r.Suite.Version, r.Suite.Role)
-	s := junitSuite{Name: r.Implementation.Name, Tests: len(r.Results),
+	verdict := r.Verdict
+	if verdict == "" {
+		verdict = r.ComputeVerdict()
+	}
+	s := junitSuite{Name: r.Implementation.Name, Time: seconds(r.ElapsedMS),
 		Properties: []junitProperty{
 			{"suite", r.Suite.Name}, {"digest", r.Suite.Digest},
-			{"command", shellQuote(r.Implementation.Command)},
+			{"command", sanitize(shellQuote(r.Implementation.Command))},
+			{"verdict", verdict},
 		}}
-	var total int64
-	for _, res := range r.Results {
-		total += res.DurationMS
-		c := junitCase{Name: res.ID, Classname: class, Time: seconds(res.DurationMS)}
-		body := details(res)
+	if !r.Started.IsZero() {
+		s.Timestamp = r.Started.UTC().Format(time.RFC3339)
+	}
+	if r.Kit.Version != "" {
+		s.Properties = append(s.Properties, junitProperty{"kit", r.Kit.String()})
+	}
+	if r.Shard != nil {
+		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)})
+	}
+	add := func(c junitCase) {
+		s.Tests++
 		switch {
-		case res.Status == runner.Pass:
-		case res.Status == runner.XFail:
-			c.Skipped = &junitMessage{Message: "expected failure: " + res.Reason}
-			s.Skipped++
-		case res.Status == runner.NotRun:
-			c.Skipped = &junitMessage{Message: "not run: interrupted"}
-			s.Skipped++
-		case !res.Failed():
-			c.Skipped = &junitMessage{Message: fmt.Sprintf("informational: %s", res.Status)}
-			c.SystemOut = body
-			s.Skipped++
-		case res.Status == runner.Crash || res.Status == runner.Timeout || res.Status == runner.Invalid:
-			c.Error = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
-			s.Errors++
-		default:
-			c.Failure = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
+		case c.Failure != nil:
 			s.Failures++
-		}
-		if res.Stderr != "" && res.Failed() {
-			c.SystemErr = sanitize(res.Stderr)
+		case c.Error != nil:
+			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	notRun := "not run: the run was interrupted"
+	if r.Preflight != nil {
+		notRun = fmt.Sprintf("not run: the IUT failed the preflight vector %s (%s)", r.Preflight.ID, r.Preflight.Status)
+	}
+	preflightShown := false
+	for _, res := range r.Results {
+		add(junitCaseOf(res, class, notRun))
+		if r.Preflight != nil && res.ID == r.Preflight.ID {
+			preflightShown = true
+		}
+	}
+	if r.Preflight != nil && !preflightShown {
+		add(junitCaseOf(*r.Preflight, class, notRun))
 	}
 	// Suite input that could not be used (a vector file that does not load
 	// or fails its digest) is an error case of its own, so a CI reading
@@ -125,13 +160,49 @@ func junitSuiteOf(r *runner.Report) junitSuite {
 		if name == "" {
 			name = p.Code
 		}
-		s.Cases = append(s.Cases, junitCase{Name: name, Classname: class, Time: seconds(0),
+		add(junitCase{Name: name, Classname: class, Time: seconds(0),
 			Error: &junitMessage{Message: p.Code + ": " + sanitize(p.Message), Type: "INVALID", Body: sanitize(p.Message)}})
-		s.Tests++
-		s.Errors++
 	}
-	s.Time = seconds(total)
+	// Run-level outcomes that fail the run without failing a vector.
+	for _, id := range r.Stale {
+		add(junitCase{Name: "expected failure " + id, Classname: class + ".run", Time: seconds(0),
+			Error: &junitMessage{Type: "STALE", Message: sanitize(fmt.Sprintf("stale expected-failure entry %q: it names no vector that can fail (unknown or informational); remove it from the list", id))}})
+	}
+	if r.Interrupted {
+		add(junitCase{Name: "interrupted", Classname: class + ".run", Time: seconds(0),
+			Error: &junitMessage{Type: runner.VerdictInterrupted, Message: fmt.Sprintf("the run was interrupted (SIGINT or SIGTERM): %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total)}})
+	}
+	if r.ExitCode() != 0 && s.Failures+s.Errors == 0 {
+		add(junitCase{Name: "verdict", Classname: class + ".run", Time: seconds(0),
+			Error: &junitMessage{Type: verdict, Message: sanitize(VerdictLine(r))}})
+	}
 	return s
+}
+
+// junitCaseOf maps one result to its test case; notRun is the text of a
+// NOT_RUN result's <skipped>.
+func junitCaseOf(res runner.Result, class, notRun string) junitCase {
+	c := junitCase{Name: res.ID, Classname: class, Time: seconds(res.DurationMS)}
+	body := details(res)
+	switch {
+	case res.Status == runner.Pass:
+	case res.Status == runner.XFail:
+		c.Skipped = &junitText{Body: sanitize("expected failure: " + res.Reason)}
+		c.SystemOut = body
+	case res.Status == runner.NotRun:
+		c.Skipped = &junitText{Body: notRun}
+	case !res.Failed():
+		c.Skipped = &junitText{Body: fmt.Sprintf("informational: %s", res.Status)}
+		c.SystemOut = body
+	case res.Status == runner.Crash || res.Status == runner.Timeout || res.Status == runner.Invalid:
+		c.Error = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
+	default:
+		c.Failure = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
+	}
+	if res.Stderr != "" && res.Failed() {
+		c.SystemErr = sanitize(res.Stderr)
+	}
+	return c
 }
 
 // summaryLine is a failure's headline: the first finding that carries the

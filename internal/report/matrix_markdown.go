@@ -16,7 +16,7 @@ import (
 // (decisive findings, differences, repro command) for every cell that is not
 // PASS with exact parity. The same matrix gives the same bytes.
 //
-// Every string that came from a report is written as a code span ([mdCode])
+// Every string that came from a report is written as a code span ([matrixCode])
 // outside tables: HTML, emphasis, links and @mentions do nothing inside one,
 // its backtick fence is longer than any backtick run of the text, and
 // [inert] has spelled newlines, control and bidi characters as visible
@@ -27,10 +27,10 @@ func MatrixMarkdown(w io.Writer, m *runner.Matrix) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# conform certification matrix\n\n")
 	fmt.Fprintf(ew, "Suite %s, digest %s. Each cell is the conformance status of one implementation on one vector, then its exact parity with the golden summary (`exact` or **`differs`**); see COMPATIBILITY.md \"Conformance and exact parity\". `—`: the implementation's report has no such vector.\n\n",
-		mdCode(v.Suite.Name), mdCode(v.Suite.Digest))
+		matrixCode(v.Suite.Name), matrixCode(v.Suite.Digest))
 	fmt.Fprintf(ew, "## Implementations\n\n")
 	for _, impl := range v.Implementations {
-		fmt.Fprintf(ew, "- %s: %s\n", mdCode(impl.Name), mdCode(impl.Implementation))
+		fmt.Fprintf(ew, "- %s: %s\n", matrixCode(impl.Name), matrixCode(impl.Implementation))
 	}
 	fmt.Fprintf(ew, "\n| name |")
 	for _, s := range v.Sections {
@@ -38,7 +38,7 @@ func MatrixMarkdown(w io.Writer, m *runner.Matrix) error {
 	}
 	fmt.Fprintf(ew, "\n|---|%s\n", strings.Repeat("---|", len(v.Sections)))
 	for _, impl := range v.Implementations {
-		fmt.Fprintf(ew, "| %s |", mdCode(impl.Name))
+		fmt.Fprintf(ew, "| %s |", matrixCode(impl.Name))
 		for _, verdict := range impl.Verdicts {
 			if verdict == "" {
 				verdict = "—"
@@ -50,21 +50,21 @@ func MatrixMarkdown(w io.Writer, m *runner.Matrix) error {
 	for _, s := range v.Sections {
 		fmt.Fprintf(ew, "\n## %s\n\n| vector | level |", s.Title)
 		for _, c := range s.Columns {
-			fmt.Fprintf(ew, " %s |", mdCode(c.Name))
+			fmt.Fprintf(ew, " %s |", matrixCode(c.Name))
 		}
 		fmt.Fprintf(ew, "\n|---|---|%s\n", strings.Repeat("---|", len(s.Columns)))
 		for _, row := range s.Rows {
-			fmt.Fprintf(ew, "| %s | %s |", mdCode(row.ID), row.Level)
+			fmt.Fprintf(ew, "| %s | %s |", matrixCode(row.ID), row.Level)
 			for _, c := range row.Cells {
-				fmt.Fprintf(ew, " %s |", mdCell(c))
+				fmt.Fprintf(ew, " %s |", matrixCell(c))
 			}
 			fmt.Fprintln(ew)
 		}
 		fmt.Fprintf(ew, "\nVerdicts:\n\n")
 		for _, c := range s.Columns {
-			fmt.Fprintf(ew, "- %s: **%s** (%s); run: %s\n", mdCode(c.Name), c.Verdict, c.Counts, mdCode(c.Invocation))
+			fmt.Fprintf(ew, "- %s: **%s** (%s); run: %s\n", matrixCode(c.Name), c.Verdict, c.Counts, matrixCode(c.Invocation))
 			for _, n := range c.Notes {
-				fmt.Fprintf(ew, "  - %s\n", mdCode(n))
+				fmt.Fprintf(ew, "  - %s\n", matrixCode(n))
 			}
 		}
 		if len(s.Details) == 0 {
@@ -72,31 +72,31 @@ func MatrixMarkdown(w io.Writer, m *runner.Matrix) error {
 		}
 		fmt.Fprintf(ew, "\nFailures and parity differences (%s):\n\n", s.Title)
 		for _, d := range s.Details {
-			fmt.Fprintf(ew, "%d. %s (%s) · %s: %s", d.N, mdCode(d.Vector), d.Level, mdCode(d.Name), d.Status)
+			fmt.Fprintf(ew, "%d. %s (%s) · %s: %s", d.N, matrixCode(d.Vector), d.Level, matrixCode(d.Name), d.Status)
 			if d.Parity != "" {
 				fmt.Fprintf(ew, ", parity %s", d.Parity)
 			}
 			fmt.Fprintln(ew)
 			for _, f := range d.Findings {
-				fmt.Fprintf(ew, "   - %s\n", mdCode(f))
+				fmt.Fprintf(ew, "   - %s\n", matrixCode(f))
 			}
 			if d.Reason != "" {
-				fmt.Fprintf(ew, "   - expected failure: %s\n", mdCode(d.Reason))
+				fmt.Fprintf(ew, "   - expected failure: %s\n", matrixCode(d.Reason))
 			}
 			for _, diff := range d.Differences {
-				fmt.Fprintf(ew, "   - %s\n", mdCode(diff))
+				fmt.Fprintf(ew, "   - %s\n", matrixCode(diff))
 			}
 			if d.MoreDifferences > 0 {
 				fmt.Fprintf(ew, "   - and %d more differences (`conform matrix --format json` has them all)\n", d.MoreDifferences)
 			}
-			fmt.Fprintf(ew, "   - repro: %s\n", mdCode(d.Repro))
+			fmt.Fprintf(ew, "   - repro: %s\n", matrixCode(d.Repro))
 		}
 	}
 	return ew.err
 }
 
-// mdCell is a cell's status and parity; its words are the kit's own.
-func mdCell(c cellView) string {
+// matrixCell is a cell's status and parity; its words are the kit's own.
+func matrixCell(c cellView) string {
 	s := c.Status
 	if s == "" {
 		return "—"
@@ -110,7 +110,7 @@ func mdCell(c cellView) string {
 	return s
 }
 
-// mdCode writes s (already [inert]: one line, no control or bidi
+// matrixCode writes s (already [inert]: one line, no control or bidi
 // character) as a Markdown code span that shows it verbatim: HTML,
 // emphasis, links and @mentions do nothing inside one. The fence is one
 // backtick longer than the longest backtick run in s, and a space pads s
@@ -119,7 +119,7 @@ func mdCell(c cellView) string {
 // at "|" before it reads code spans, and implementations disagree on "\\|";
 // the matrix puts only names it has checked ([runner.BuildMatrix]), vector
 // ids and its own words in tables.
-func mdCode(s string) string {
+func matrixCode(s string) string {
 	if s == "" {
 		return ""
 	}

@@ -99,14 +99,16 @@ func ParityJSON(w io.Writer, pr *runner.ParityReport) error {
 
 // ParityJUnit writes one testsuite per implementation (as [JUnit] does) plus
 // a "parity" testsuite with one testcase per vector that fails when the row
-// fails the gate, its message naming the groups.
+// fails the gate, its message naming the groups. The document's time is the
+// longest implementation run's wall time (they run at once).
 func ParityJUnit(w io.Writer, pr *runner.ParityReport) error {
 	doc := junitSuites{Name: pr.Suite.Name}
 	for _, rep := range pr.Reports {
 		s := junitSuiteOf(rep)
 		doc.Suites = append(doc.Suites, s)
 	}
-	ps := junitSuite{Name: "parity", Tests: len(pr.Vectors)}
+	ps := junitSuite{Name: "parity", Tests: len(pr.Vectors), Time: seconds(0),
+		Properties: []junitProperty{{"suite", pr.Suite.Name}, {"digest", pr.Suite.Digest}, {"gate", parityGate(pr)}}}
 	for _, v := range pr.Vectors {
 		c := junitCase{Name: v.ID, Classname: fmt.Sprintf("conform.v%d.%s.parity", pr.Suite.Version, pr.Suite.Role), Time: "0.000"}
 		if !v.Agree {
@@ -124,18 +126,30 @@ func ParityJUnit(w io.Writer, pr *runner.ParityReport) error {
 				c.Failure = &junitMessage{Message: msg, Type: "PARITY"}
 				ps.Failures++
 			default:
-				c.Skipped = &junitMessage{Message: "informational: " + msg}
+				c.Skipped = &junitText{Body: "informational: " + msg}
 				ps.Skipped++
 			}
 		}
 		ps.Cases = append(ps.Cases, c)
 	}
 	doc.Suites = append(doc.Suites, ps)
+	var elapsed int64
+	for _, rep := range pr.Reports {
+		elapsed = max(elapsed, rep.ElapsedMS)
+	}
+	doc.Time = seconds(elapsed)
 	for _, s := range doc.Suites {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Errors += s.Errors
-		doc.Skipped += s.Skipped
 	}
 	return writeJUnit(w, doc)
+}
+
+// parityGate is the gate's one-word outcome: PARITY or NO_PARITY.
+func parityGate(pr *runner.ParityReport) string {
+	if pr.Passed {
+		return "PARITY"
+	}
+	return "NO_PARITY"
 }

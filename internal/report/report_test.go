@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -78,7 +80,10 @@ func fullReport() *runner.Report {
 				Findings: []runner.Finding{{Code: "GOLDEN_MISSING", Status: runner.Invalid, Message: "vector duplicate-keys-in-frame has no golden file golden/v1/agent/duplicate-keys-in-frame.json (run 'conform golden --update')"}}},
 			{ID: "invalid-utf8-in-string", Level: "required", Status: runner.NotRun, Path: "vectors/v1/invalid-utf8-in-string.json"},
 		},
-		Stale: []string{"no-such-vector"},
+		Stale:     []string{"no-such-vector"},
+		Kit:       runner.Kit{Version: "v0.0.0-test", Revision: "0123abcd"},
+		Started:   time.Date(2026, 11, 30, 12, 0, 0, 250e6, time.UTC),
+		ElapsedMS: 10234,
 	})
 }
 
@@ -118,6 +123,44 @@ func problemReport() *runner.Report {
 	return recount(r)
 }
 
+// staleReport passes every vector but names a vector the suite does not
+// have in its expected-failure list (exit 1).
+func staleReport() *runner.Report {
+	r := passingReport()
+	r.Stale = []string{"no-such-vector", "unknown-subtype"}
+	return recount(r)
+}
+
+// nothingReport excuses its only required vector and passes nothing
+// (NOTHING_PASSED, exit 1).
+func nothingReport() *runner.Report {
+	full := fullReport()
+	return recount(&runner.Report{
+		Suite:          full.Suite,
+		Implementation: full.Implementation,
+		Results:        []runner.Result{full.Results[6], full.Results[9]},
+	})
+}
+
+// preflightReport is a filtered v2 run whose preflight vector (outside
+// the filter) failed: every selected vector is NOT_RUN (exit 1).
+func preflightReport() *runner.Report {
+	full := fullReport()
+	pre := runner.Result{ID: "negotiate-version", Level: "required", Status: runner.Fail, Path: "vectors/v2/agent/negotiate-version.json", DurationMS: 40,
+		Findings: []runner.Finding{
+			{Code: runner.FindingHostSent, Message: "the host sent an initialize request"},
+			{Code: runner.FindingValueChanged, Status: runner.Fail, Message: "/response/protocolVersion differed"},
+			{Code: runner.FindingVersionUnsupported, Status: runner.Fail, Message: "the IUT did not pass the preflight vector"},
+		}}
+	return recount(&runner.Report{
+		Suite:          runner.SuiteInfo{Name: "conform", Version: 2, Role: "agent", Digest: digest},
+		Implementation: full.Implementation,
+		Results:        []runner.Result{{ID: "set-model-alias", Level: "required", Status: runner.NotRun, Path: "vectors/v2/agent/set-model-alias.json"}},
+		Preflight:      &pre,
+		Partial:        true,
+	})
+}
+
 // interruptedReport was cancelled (exit 130).
 func interruptedReport() *runner.Report {
 	full := fullReport()
@@ -140,10 +183,17 @@ type reportCase struct {
 // reports are the hand-built reports every printer test runs over.
 func reports() []reportCase {
 	return []reportCase{
-		{name: "full", report: fullReport, exitCode: 2, tests: 12, failures: 4, errors: 3, skipped: 3},
+		// full: 12 results and one stale entry (an error case).
+		{name: "full", report: fullReport, exitCode: 2, tests: 13, failures: 4, errors: 4, skipped: 3},
 		{name: "excused", report: passingReport, exitCode: 0, tests: 4, skipped: 2},
 		{name: "problems", report: problemReport, exitCode: 2, tests: 6, errors: 2, skipped: 2},
-		{name: "interrupted", report: interruptedReport, exitCode: 130, tests: 2, skipped: 1},
+		// interrupted: the NOT_RUN vector is skipped, the interruption an error.
+		{name: "interrupted", report: interruptedReport, exitCode: 130, tests: 3, errors: 1, skipped: 1},
+		{name: "stale", report: staleReport, exitCode: 1, tests: 6, errors: 2, skipped: 2},
+		// nothing: the excused vector is skipped; the verdict is an error case.
+		{name: "nothing", report: nothingReport, exitCode: 1, tests: 3, errors: 1, skipped: 1},
+		// preflight: the NOT_RUN vector, and the preflight vector as a failure.
+		{name: "preflight", report: preflightReport, exitCode: 1, tests: 2, failures: 1, skipped: 1},
 	}
 }
 
@@ -261,15 +311,16 @@ func result(doc map[string]any, i int) map[string]any {
 // junitDoc is the part of a JUnit document the tests read back.
 type junitDoc struct {
 	XMLName  xml.Name `xml:"testsuites"`
+	Time     string   `xml:"time,attr"`
 	Tests    int      `xml:"tests,attr"`
 	Failures int      `xml:"failures,attr"`
 	Errors   int      `xml:"errors,attr"`
-	Skipped  int      `xml:"skipped,attr"`
 	Suites   []struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Errors   int `xml:"errors,attr"`
-		Skipped  int `xml:"skipped,attr"`
+		Time     string `xml:"time,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
 		Cases    []struct {
 			Name      string     `xml:"name,attr"`
 			Classname string     `xml:"classname,attr"`
@@ -283,9 +334,11 @@ type junitDoc struct {
 }
 
 type junitElem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
+	// Attrs are every attribute of the element: <skipped> has none (junit-4).
+	Attrs   []xml.Attr `xml:",any,attr"`
+	Message string     `xml:"message,attr"`
+	Type    string     `xml:"type,attr"`
+	Body    string     `xml:",chardata"`
 }
 
 type counts struct{ Tests, Failures, Errors, Skipped int }
@@ -304,7 +357,7 @@ func TestJUnit(t *testing.T) {
 				t.Fatalf("parse JUnit: %v\n%s", err, out)
 			}
 			want := counts{tc.tests, tc.failures, tc.errors, tc.skipped}
-			if diff := cmp.Diff(want, counts{doc.Tests, doc.Failures, doc.Errors, doc.Skipped}); diff != "" {
+			if diff := cmp.Diff(counts{tc.tests, tc.failures, tc.errors, 0}, counts{doc.Tests, doc.Failures, doc.Errors, 0}); diff != "" {
 				t.Errorf("<testsuites> counts mismatch (-want +got):\n%s", diff)
 			}
 			if len(doc.Suites) != 1 {
@@ -313,6 +366,16 @@ func TestJUnit(t *testing.T) {
 			s := doc.Suites[0]
 			if diff := cmp.Diff(want, counts{s.Tests, s.Failures, s.Errors, s.Skipped}); diff != "" {
 				t.Errorf("<testsuite> counts mismatch (-want +got):\n%s", diff)
+			}
+			// Red exactly when the exit status is (issue 16: an interrupted
+			// run and stale entries count as errors).
+			if red := doc.Failures+doc.Errors > 0; red != (r.ExitCode() != 0) {
+				t.Errorf("failures+errors = %d, but ExitCode() = %d", doc.Failures+doc.Errors, r.ExitCode())
+			}
+			// The suite's time is the run's wall time, not the sum of the
+			// vectors' times.
+			if wantTime := fmt.Sprintf("%.3f", float64(r.ElapsedMS)/1000); doc.Time != wantTime || s.Time != wantTime {
+				t.Errorf("time = %q (testsuites), %q (testsuite), want %q", doc.Time, s.Time, wantTime)
 			}
 
 			// Each case's element and type follow the status mapping.
@@ -327,10 +390,26 @@ func TestJUnit(t *testing.T) {
 				}
 				wantKinds[name] = "error INVALID"
 			}
+			for _, id := range r.Stale {
+				wantKinds["expected failure "+id] = "error STALE"
+			}
+			if r.Interrupted {
+				wantKinds["interrupted"] = "error INTERRUPTED"
+			}
+			if r.Verdict == runner.VerdictNothingPassed {
+				wantKinds["verdict"] = "error NOTHING_PASSED"
+			}
+			if r.Preflight != nil {
+				wantKinds[r.Preflight.ID] = junitKind(*r.Preflight)
+			}
+			class := fmt.Sprintf("conform.v%d.agent", r.Suite.Version)
 			gotKinds := map[string]string{}
 			for _, c := range s.Cases {
-				if c.Classname != "conform.v1.agent" {
-					t.Errorf("case %s: classname %q, want %q", c.Name, c.Classname, "conform.v1.agent")
+				if c.Classname != class && c.Classname != class+".run" {
+					t.Errorf("case %s: classname %q, want %q", c.Name, c.Classname, class)
+				}
+				if c.Skipped != nil && len(c.Skipped.Attrs) > 0 {
+					t.Errorf("case %s: <skipped> has attributes %v; junit-4 allows none", c.Name, c.Skipped.Attrs)
 				}
 				switch {
 				case c.Failure != nil:
@@ -345,6 +424,37 @@ func TestJUnit(t *testing.T) {
 			}
 			if diff := cmp.Diff(wantKinds, gotKinds); diff != "" {
 				t.Errorf("testcase kinds mismatch (-want +got):\n%s", diff)
+			}
+
+			// A failure's headline names the finding that decided its
+			// status, never a note (HOST_SENT) that came first.
+			byName := map[string]*junitElem{}
+			for _, c := range s.Cases {
+				if c.Failure != nil {
+					byName[c.Name] = c.Failure
+				} else if c.Error != nil {
+					byName[c.Name] = c.Error
+				}
+			}
+			results := r.Results
+			if r.Preflight != nil {
+				results = append([]runner.Result{*r.Preflight}, results...)
+			}
+			for _, res := range results {
+				e := byName[res.ID]
+				if e == nil || len(res.Findings) == 0 {
+					continue
+				}
+				var cause string
+				for _, f := range res.Findings {
+					if f.Status == res.Status {
+						cause = f.Code
+						break
+					}
+				}
+				if !strings.HasPrefix(e.Message, cause+": ") {
+					t.Errorf("case %s: headline %q does not start with the deciding finding %s", res.ID, e.Message, cause)
+				}
 			}
 
 			// Hostile IUT text comes back as text, with terminal controls

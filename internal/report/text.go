@@ -130,7 +130,8 @@ func differenceCounts(ds []compare.Difference) string {
 }
 
 // VerdictLine is the last line of a text report: the verdict, the IUT, the
-// suite and its digest. A filtered run says how many vectors it ran.
+// suite and its digest. A filtered run says how many vectors it ran, a
+// shard which shard it is, a merged report how many shards it merged.
 func VerdictLine(r *runner.Report) string {
 	v := r.Verdict
 	if v == "" {
@@ -153,11 +154,21 @@ func VerdictLine(r *runner.Report) string {
 		}
 	}
 	if r.Partial {
+		selected := r.Summary.Total
+		if r.Shard != nil {
+			selected = r.Shard.Selected
+		}
 		noun := "vectors"
-		if r.Summary.Total == 1 {
+		if selected == 1 {
 			noun = "vector"
 		}
-		verdict += fmt.Sprintf(" (%d %s selected by --filter; a partial run certifies nothing)", r.Summary.Total, noun)
+		verdict += fmt.Sprintf(" (%d %s selected by --filter; a partial run certifies nothing)", selected, noun)
+	}
+	if s := r.Shard; s != nil {
+		verdict += fmt.Sprintf(" (shard %d/%d: %d of %d vectors; a shard certifies nothing: 'conform report merge' the reports of all %d shards)", s.Index, s.Count, len(r.Results), s.Selected, s.Count)
+	}
+	if r.Shards > 0 {
+		verdict += fmt.Sprintf(" (merged from %d shards)", r.Shards)
 	}
 	return fmt.Sprintf("%s: %s against %s v%d (%s)", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
 }

@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// Merge combines the reports of the shards of one run (Config.Shard, each
+// with Report.Shard set, in any order) into one report, as if the run had
+// not been split: results in vector id order, counts and verdict
+// recomputed ([Report.Recount]), Started the earliest shard's start and
+// ElapsedMS the span to the latest shard's end, Shards the number of
+// shards. The merged verdict is that of a full run (CERTIFIED and the
+// others) only when the shards split an unfiltered selection; shards of a
+// --filter run merge into a partial report (PASSED_PARTIAL at best).
+//
+// Merge refuses, with these codes (each exit 2): SHARD_INVALID (a report
+// without shard metadata, or whose results are not those of its shard),
+// SHARD_SUITE_MISMATCH (suite name, version, role or digest differ),
+// SHARD_KIT_MISMATCH (different conform builds, [Kit]), SHARD_IUT_MISMATCH
+// (implementation name or command differ; the program of the command is
+// compared by its file name, since CI jobs may install it in different
+// directories), SHARD_SELECTION_MISMATCH
+// (shard count, selection, --filter or stale expected-failure entries
+// differ, or the results do not add up to the selection), SHARD_DUPLICATE
+// (a shard given twice, or a vector in two shards) and SHARD_MISSING (a
+// shard of 1..n absent). The checks run in that order.
+func Merge(shards []*Report) (*Report, error) {
+	if len(shards) == 0 {
+		return nil, kiterr.New(kiterr.ShardMissing, "no shard reports to merge")
+	}
+	first := shards[0]
+	for i, r := range shards {
+		if r.Shard == nil {
+			return nil, kiterr.New(kiterr.ShardInvalid, "report %d has no shard metadata: it was not made with --shard i/n", i+1)
+		}
+		if err := r.checkShard(); err != nil {
+			return nil, kiterr.Wrap(kiterr.ShardInvalid, err, "report %d (shard %d/%d)", i+1, r.Shard.Index, r.Shard.Count)
+		}
+	}
+	for _, r := range shards[1:] {
+		name := fmt.Sprintf("shard %d/%d", r.Shard.Index, r.Shard.Count)
+		firstName := fmt.Sprintf("shard %d/%d", first.Shard.Index, first.Shard.Count)
+		switch {
+		case r.Suite != first.Suite:
+			return nil, kiterr.New(kiterr.ShardSuiteMismatch, "%s is of suite %s v%d (%s role, %s), %s of %s v%d (%s role, %s)",
+				name, r.Suite.Name, r.Suite.Version, r.Suite.Role, r.Suite.Digest, firstName, first.Suite.Name, first.Suite.Version, first.Suite.Role, first.Suite.Digest)
+		case r.Kit != first.Kit:
+			return nil, kiterr.New(kiterr.ShardKitMismatch, "%s was made by conform %s, %s by conform %s", name, r.Kit, firstName, first.Kit)
+		case r.Implementation.Name != first.Implementation.Name || !slices.Equal(portable(r.Implementation.Command), portable(first.Implementation.Command)):
+			return nil, kiterr.New(kiterr.ShardIUTMismatch, "%s certifies %q (%s), %s certifies %q (%s)",
+				name, r.Implementation.Name, strings.Join(r.Implementation.Command, " "), firstName, first.Implementation.Name, strings.Join(first.Implementation.Command, " "))
+		case r.Shard.Count != first.Shard.Count:
+			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s splits the run into %d shards, %s into %d", name, r.Shard.Count, firstName, first.Shard.Count)
+		case r.Shard.Selection != first.Shard.Selection || r.Shard.Selected != first.Shard.Selected || r.Partial != first.Partial:
+			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s splits another selection of vectors (%d selected, %s) than %s (%d selected, %s): were they run with the same --filter?",
+				name, r.Shard.Selected, r.Shard.Selection, firstName, first.Shard.Selected, first.Shard.Selection)
+		case !slices.Equal(r.Stale, first.Stale):
+			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s found stale expected-failure entries %q, %s found %q: were they run with the same expected-failure list?",
+				name, r.Stale, firstName, first.Stale)
+		}
+	}
+	n := first.Shard.Count
+	seen := make([]bool, n+1)
+	for _, r := range shards {
+		if seen[r.Shard.Index] {
+			return nil, kiterr.New(kiterr.ShardDuplicate, "shard %d/%d is given twice", r.Shard.Index, n)
+		}
+		seen[r.Shard.Index] = true
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !seen[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, kiterr.New(kiterr.ShardMissing, "shard %s missing: merge needs the reports of all %d shards", strings.Join(missing, ", "), n)
+	}
+
+	m := &Report{Suite: first.Suite, Implementation: first.Implementation, Kit: first.Kit, Shards: len(shards),
+		Stale: first.Stale, Problems: first.Problems, Partial: first.Partial}
+	var end time.Time
+	for _, r := range shards {
+		m.Results = append(m.Results, r.Results...)
+		m.Interrupted = m.Interrupted || r.Interrupted
+		if m.Preflight == nil && r.Preflight != nil {
+			m.Preflight = r.Preflight
+		}
+		if !r.Started.IsZero() {
+			if m.Started.IsZero() || r.Started.Before(m.Started) {
+				m.Started = r.Started
+			}
+			if e := r.Started.Add(time.Duration(r.ElapsedMS) * time.Millisecond); e.After(end) {
+				end = e
+			}
+		}
+	}
+	slices.SortStableFunc(m.Results, func(a, b Result) int { return strings.Compare(a.ID, b.ID) })
+	ids := make([]string, len(m.Results))
+	for i, res := range m.Results {
+		if i > 0 && res.ID == m.Results[i-1].ID {
+			return nil, kiterr.New(kiterr.ShardDuplicate, "vector %s is in two shards", res.ID)
+		}
+		ids[i] = res.ID
+	}
+	if len(ids) != first.Shard.Selected || selectionDigest(ids) != first.Shard.Selection {
+		return nil, kiterr.New(kiterr.ShardSelectionMismatch, "the shards hold %d results, which are not the %d vectors they say were selected", len(ids), first.Shard.Selected)
+	}
+	if !m.Started.IsZero() {
+		m.ElapsedMS = end.Sub(m.Started).Milliseconds()
+	}
+	m.Recount()
+	return m, nil
+}
+
+// checkShard checks that r's results are those its shard metadata allows:
+// as many as shardVectors gives its index out of Selected vectors, in id
+// order.
+func (r *Report) checkShard() error {
+	s := r.Shard
+	if s.Count < 1 || s.Index < 1 || s.Index > s.Count || s.Count > s.Selected {
+		return fmt.Errorf("shard %d/%d of %d vectors is not a shard", s.Index, s.Count, s.Selected)
+	}
+	want := s.Selected / s.Count
+	if s.Index <= s.Selected%s.Count {
+		want++
+	}
+	if len(r.Results) != want {
+		return fmt.Errorf("holds %d results, but shard %d/%d of %d vectors has %d", len(r.Results), s.Index, s.Count, s.Selected, want)
+	}
+	for i := 1; i < len(r.Results); i++ {
+		if r.Results[i-1].ID >= r.Results[i].ID {
+			return fmt.Errorf("results are not in vector id order at %s", r.Results[i].ID)
+		}
+	}
+	return nil
+}
+
+// portable is argv with its program reduced to its file name (after the
+// last / or \\): the part of a command that names the same IUT wherever a
+// CI job installed it.
+func portable(argv []string) []string {
+	if len(argv) == 0 {
+		return argv
+	}
+	out := slices.Clone(argv)
+	if i := strings.LastIndexAny(out[0], `/\`); i >= 0 {
+		out[0] = out[0][i+1:]
+	}
+	return out
+}
