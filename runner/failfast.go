@@ -128,7 +128,7 @@ func (p *plan) probes() []int {
 		if err != nil || len(l.v.Expect.Replies) == 0 || l.v.Expect.Exit != "" {
 			continue
 		}
-		sub := firstSubtype(l.input)
+		sub := firstSubtype(l.lines)
 		switch {
 		case len(out) == 0:
 			out, first = append(out, i), sub
@@ -146,8 +146,9 @@ func (p *plan) probes() []int {
 
 // firstSubtype is the subtype of the first control_request among the send
 // lines, or "".
-func firstSubtype(input [][]byte) string {
-	for _, b := range input {
+func firstSubtype(lines []sendLine) string {
+	for _, ln := range lines {
+		b := ln.bytes()
 		var f struct {
 			Type    string `json:"type"`
 			Request struct {

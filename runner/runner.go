@@ -10,6 +10,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -61,6 +62,11 @@ const (
 	DefaultMaxLine   = 1 << 20  // bytes
 	DefaultStderrMax = 16 << 10 // bytes
 	DefaultMaxFrames = 10000    // stdout lines per vector
+	// DefaultMaxVectorBytes is the default per-vector byte budget
+	// (Config.MaxVectorBytes): 16 MiB, 80 times the largest golden
+	// summary of the suite (205 KB), so a conforming IUT never meets it,
+	// while -j vectors at once hold at most this much each.
+	DefaultMaxVectorBytes = 16 << 20
 )
 
 // Config says what to run. Zero values take the documented defaults.
@@ -100,6 +106,17 @@ type Config struct {
 	// MaxFrames is the most stdout lines read per vector (default 10000);
 	// more is FRAME_LIMIT (PROTOCOL_ERROR) and the IUT is stopped.
 	MaxFrames int
+	// MaxVectorBytes is the byte budget of one vector (default 16 MiB):
+	// everything the runner keeps of it while it runs. The stderr tail
+	// (StderrMax) and the findings (at most MaxFindings of
+	// MaxFindingBytes, and the truncation notes) are set aside first; the
+	// control frames kept for the summary, as normalized canonical bytes,
+	// get the rest. A frame that does not fit ends the vector:
+	// VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is stopped.
+	// What the result reports is bounded apart from it (MaxExcerptBytes,
+	// MaxDifferences, MaxValueBytes). The budget must leave room for
+	// frames (USAGE otherwise).
+	MaxVectorBytes int
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
@@ -167,6 +184,9 @@ func (c *Config) defaults() {
 	if c.MaxFrames <= 0 {
 		c.MaxFrames = DefaultMaxFrames
 	}
+	if c.MaxVectorBytes <= 0 {
+		c.MaxVectorBytes = DefaultMaxVectorBytes
+	}
 	if len(c.Command) > 0 && strings.ContainsAny(c.Command[0], "/"+string(filepath.Separator)) && !filepath.IsAbs(c.Command[0]) {
 		// The IUT runs in a fresh directory: a relative path names a file
 		// relative to the caller's working directory.
@@ -180,6 +200,18 @@ func (c *Config) defaults() {
 	if c.TempDir == "" {
 		c.TempDir = os.TempDir()
 	}
+}
+
+// findingsReserve is what a vector's findings may take of its budget:
+// MaxFindings messages of at most MaxFindingBytes (plus the "... (N
+// bytes)" of a cut one), and room for the notes added after them.
+const findingsReserve = (MaxFindings + 4) * (MaxFindingBytes + 32)
+
+// frameBudget is what Config.MaxVectorBytes leaves for the control frames
+// of one vector, in bytes, once the stderr tail and the findings are set
+// aside; not positive when it leaves nothing.
+func (c *Config) frameBudget() int {
+	return c.MaxVectorBytes - c.StderrMax - findingsReserve
 }
 
 // plan is what a run needs, prepared once: compiled schemas, normalizers
@@ -206,6 +238,9 @@ type plan struct {
 func prepare(cfg Config) (*plan, error) {
 	if cfg.Suite == nil {
 		return nil, kiterr.New(kiterr.Usage, "no suite")
+	}
+	if cfg.frameBudget() <= 0 {
+		return nil, kiterr.New(kiterr.Usage, "the per-vector budget of %d bytes leaves no room for frames: it must exceed the stderr tail (%d bytes) plus %d bytes for findings", cfg.MaxVectorBytes, cfg.StderrMax, findingsReserve)
 	}
 	s := cfg.Suite
 	ver, err := s.Version(cfg.Version)
@@ -274,13 +309,37 @@ func prepare(cfg Config) (*plan, error) {
 }
 
 // loaded is a vector ready to run: the whole vector, its normalizers (the
-// suite's, then its own) and the bytes of its send items, one line each.
+// suite's, then its own) and its send items, one line each.
 type loaded struct {
 	v     *suite.Vector
 	rules []normalize.Rule
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
-	input [][]byte
+	lines []sendLine
+}
+
+// sendLine is one line sent to the IUT, LF included, as the pieces
+// [suite.SendItem.Chunks] gives: a generated line is a shared block given
+// many times, so it is streamed to the IUT without being built.
+type sendLine [][]byte
+
+// bytes returns the whole line; a generated line is built (its size is
+// bounded by suite.MaxGenerated) and should be dropped once read.
+func (l sendLine) bytes() []byte {
+	if len(l) == 1 {
+		return l[0]
+	}
+	return bytes.Join(l, nil)
+}
+
+// input returns the pieces of every line, in order, as proc.Start writes
+// them.
+func (l *loaded) input() [][]byte {
+	var out [][]byte
+	for _, ln := range l.lines {
+		out = append(out, ln...)
+	}
+	return out
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -294,7 +353,7 @@ func (p *plan) load(v *suite.Vector) (*loaded, error) {
 	if full.ID != v.ID {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
-	l := &loaded{v: full, rules: p.rules, conf: p.conf, input: make([][]byte, len(full.Send))}
+	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, len(full.Send))}
 	if full.Conformance != nil {
 		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
@@ -308,7 +367,7 @@ func (p *plan) load(v *suite.Vector) (*loaded, error) {
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
 	for i, it := range full.Send {
-		if l.input[i], err = it.Bytes(); err != nil {
+		if l.lines[i], err = it.Chunks(); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
 	}

@@ -67,8 +67,10 @@ type spawnFiles struct {
 // writeSpawn writes the plan and an executable wrapper bin/claude that
 // starts the agent double (Config.Spawn) with the plan's paths, then "--"
 // and the host's arguments. Only paths go through the wrapper's shell
-// line, each single-quoted; vector content stays in the plan file.
-func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFiles, error) {
+// line, each single-quoted; vector content stays in the plan file. The
+// plan is written as it is encoded, a line at a time (a generated line
+// piece by piece), so it is never held whole.
+func (p *plan) writeSpawn(dir string, v *suite.Vector, lines []sendLine) (*spawnFiles, error) {
 	sf := &spawnFiles{
 		bin:        filepath.Join(dir, "bin"),
 		plan:       filepath.Join(dir, "plan.json"),
@@ -78,18 +80,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 		end:        filepath.Join(dir, "end.json"),
 	}
 	sf.agent = filepath.Join(sf.bin, "claude")
-	pl := Plan{Replies: v.Expect.Replies, TimeoutMS: p.cfg.Timeout.Milliseconds()}
-	if pl.Replies == nil {
-		pl.Replies = []any{}
-	}
-	for _, b := range input {
-		pl.Send = append(pl.Send, base64.StdEncoding.EncodeToString(bytes.TrimSuffix(b, []byte("\n"))))
-	}
-	data, err := json.Marshal(pl)
-	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IO, err, "encode plan")
-	}
-	if err := os.WriteFile(sf.plan, data, 0o600); err != nil {
+	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), lines); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
@@ -114,6 +105,53 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 		}
 	}
 	return sf, nil
+}
+
+// writePlan writes the [Plan] of lines to the file name: the JSON that
+// json.Marshal gives for it, encoded as it is written.
+func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine) error {
+	if replies == nil {
+		replies = []any{}
+	}
+	rep, err := json.Marshal(replies)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString(`{"send":`)
+	if len(lines) == 0 {
+		w.WriteString("null")
+	}
+	for i, ln := range lines {
+		if i == 0 {
+			w.WriteByte('[')
+		} else {
+			w.WriteByte(',')
+		}
+		w.WriteByte('"')
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		for j, c := range ln {
+			if j == len(ln)-1 {
+				c = bytes.TrimSuffix(c, []byte("\n"))
+			}
+			enc.Write(c)
+		}
+		enc.Close()
+		w.WriteByte('"')
+	}
+	if len(lines) > 0 {
+		w.WriteByte(']')
+	}
+	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d}`, rep, timeoutMS)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // environ returns env with CONFORM_AGENT naming the wrapper and the
