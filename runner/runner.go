@@ -203,9 +203,10 @@ func (c *Config) defaults() {
 }
 
 // findingsReserve is what a vector's findings may take of its budget:
-// MaxFindings messages of at most MaxFindingBytes (plus the "... (N
-// bytes)" of a cut one), and room for the notes added after them.
-const findingsReserve = (MaxFindings + 4) * (MaxFindingBytes + 32)
+// MaxFindings messages from the session and MaxFindings normative
+// differences, each of at most MaxFindingBytes (plus the "... (N bytes)"
+// of a cut one), and room for the notes added after them.
+const findingsReserve = (2*MaxFindings + 8) * (MaxFindingBytes + 32)
 
 // frameBudget is what Config.MaxVectorBytes leaves for the control frames
 // of one vector, in bytes, once the stderr tail and the findings are set

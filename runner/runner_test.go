@@ -45,6 +45,9 @@ func fake(behaviour string) int {
 	if code, ok := zoo(behaviour); ok {
 		return code
 	}
+	if code, ok := boundsFake(behaviour); ok {
+		return code
+	}
 	if code, ok := spawnFake(behaviour); ok {
 		return code
 	}
