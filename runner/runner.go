@@ -300,7 +300,7 @@ func prepare(cfg Config) (*plan, error) {
 		if kiterr.CodeOf(err) == kiterr.FilterNoMatch && len(p.problems) > 0 {
 			paths := make([]string, len(p.problems))
 			for i, pr := range p.problems {
-				paths[i] = pr.Path
+				paths[i] = pr.Path + " (" + pr.Code + ")"
 			}
 			return nil, kiterr.New(kiterr.FilterNoMatch, "%s; %d vector file(s) did not load and could not be matched: %s", messageOf(err), len(paths), strings.Join(paths, ", "))
 		}
