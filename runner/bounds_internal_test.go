@@ -140,7 +140,7 @@ func TestWritePlan(t *testing.T) {
 				pl.Replies = []any{}
 			}
 			for _, ln := range tc.lines {
-				pl.Send = append(pl.Send, base64.StdEncoding.EncodeToString(bytes.TrimSuffix(ln.bytes(), []byte("\n"))))
+				pl.Send = append(pl.Send, base64.StdEncoding.EncodeToString(bytes.TrimSuffix(bytes.Join(ln, nil), []byte("\n"))))
 			}
 			want, err := json.Marshal(pl)
 			if err != nil {
@@ -179,5 +179,32 @@ func TestExcerpt(t *testing.T) {
 	}
 	if string(ds[0].Golden) != "1" {
 		t.Errorf("short value changed: %s", ds[0].Golden)
+	}
+}
+
+// TestEachLine: lines read back from the double's records are bounded:
+// one longer than max is given as its first max+1 bytes with its whole
+// length; empty lines and a last line without LF are kept.
+func TestEachLine(t *testing.T) {
+	t.Parallel()
+	const max = 10
+	big := strings.Repeat("b", 200<<10)
+	content := "\n" + "a\n" + strings.Repeat("x", max) + "\n" + strings.Repeat("y", max+1) + "\n" + big + "\n" + "last"
+	name := filepath.Join(t.TempDir(), "records")
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Line string
+		Size int
+	}
+	var lines []got
+	eachLine(name, max, func(line []byte, size int) { lines = append(lines, got{string(line), size}) })
+	want := []got{
+		{"", 0}, {"a", 1}, {strings.Repeat("x", max), max}, {strings.Repeat("y", max+1), max + 1},
+		{strings.Repeat("b", max+1), len(big)}, {"last", 4},
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 }

@@ -145,10 +145,16 @@ func (p *plan) probes() []int {
 }
 
 // firstSubtype is the subtype of the first control_request among the send
-// lines, or "".
+// lines, or "". A generated line is scanned as a stream, never built.
 func firstSubtype(lines []sendLine) string {
 	for _, ln := range lines {
-		b := ln.bytes()
+		if len(ln) > 1 {
+			if _, sub, ok := scanRequest(ln); ok {
+				return sub
+			}
+			continue
+		}
+		b := ln[0]
 		var f struct {
 			Type    string `json:"type"`
 			Request struct {

@@ -10,7 +10,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -323,15 +322,6 @@ type loaded struct {
 // [suite.SendItem.Chunks] gives: a generated line is a shared block given
 // many times, so it is streamed to the IUT without being built.
 type sendLine [][]byte
-
-// bytes returns the whole line; a generated line is built (its size is
-// bounded by suite.MaxGenerated) and should be dropped once read.
-func (l sendLine) bytes() []byte {
-	if len(l) == 1 {
-		return l[0]
-	}
-	return bytes.Join(l, nil)
-}
 
 // input returns the pieces of every line, in order, as proc.Start writes
 // them.

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,17 +195,17 @@ func (sf *spawnFiles) watch(ctx context.Context) <-chan struct{} {
 // replay feeds the transcript to handle as if the host had written it on
 // stdout, and records the host's argv and its own requests as notes.
 func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
-	eachLine(sf.argv, func(line []byte) {
+	eachLine(sf.argv, recordLineMax, func(line []byte, _ int) {
 		o.add(FindingHostArgv, "", "the host started the agent with %s", quote(line))
 	})
-	eachLine(sf.transcript, func(line []byte) {
-		if len(line) > maxLine {
-			handle(proc.Line{Size: len(line), Err: proc.ErrLineTooLong})
+	eachLine(sf.transcript, maxLine, func(line []byte, size int) {
+		if size > maxLine {
+			handle(proc.Line{Size: size, Err: proc.ErrLineTooLong})
 			return
 		}
-		handle(proc.Line{Data: line, Size: len(line)})
+		handle(proc.Line{Data: line, Size: size})
 	})
-	eachLine(sf.observed, func(line []byte) {
+	eachLine(sf.observed, recordLineMax, func(line []byte, _ int) {
 		o.add(FindingHostSent, "", "the host sent the agent %s", quote(line))
 	})
 }
@@ -212,7 +213,13 @@ func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
 // readEnd returns the double's end record, or nil when the double never
 // ran a session (the host did not start it, or only for --version).
 func (sf *spawnFiles) readEnd() *double.Stats {
-	b, err := os.ReadFile(sf.end)
+	f, err := os.Open(sf.end)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// The record is small; the IUT could write a large one where it is.
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil
 	}
@@ -231,7 +238,7 @@ func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []s
 	end := sf.readEnd()
 	if end == nil {
 		starts := 0
-		eachLine(sf.argv, func([]byte) { starts++ })
+		eachLine(sf.argv, recordLineMax, func([]byte, int) { starts++ })
 		how := "never started the agent"
 		if starts > 0 {
 			how = fmt.Sprintf("started the agent %d time(s), each for --version only, never for a session", starts)
@@ -306,20 +313,45 @@ func exitText(ex proc.Exit) string {
 	return fmt.Sprintf("exit status %d", ex.Code)
 }
 
-func eachLine(path string, fn func([]byte)) {
+// recordLineMax bounds each line read back from the double's records
+// (argv, observed), in bytes: they are quoted in notes at 200 bytes.
+const recordLineMax = 64 << 10
+
+// eachLine calls fn with each line of the file at path, without its LF,
+// and the line's whole length. A line longer than max bytes is given as
+// its first max+1 bytes (so a caller can tell it was longer) and the rest
+// is skipped: the files are in the IUT's directory, where the IUT may
+// write anything, so nothing read from them is unbounded.
+func eachLine(path string, max int, fn func(line []byte, size int)) {
 	f, err := os.Open(path)
 	if err != nil {
 		return // no file: the double never started or saw nothing
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	br := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	size := 0
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			fn(bytes.TrimSuffix(line, []byte("\n")))
+		chunk, err := br.ReadSlice('\n')
+		size += len(chunk)
+		if room := max + 1 - len(line); room > 0 {
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if size > 0 {
+			if err == nil {
+				size-- // the LF, which line holds when the line fits
+				if size <= max {
+					line = line[:len(line)-1]
+				}
+			}
+			fn(line, size)
 		}
 		if err != nil {
 			return
 		}
+		line, size = nil, 0
 	}
 }

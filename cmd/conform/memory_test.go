@@ -23,7 +23,7 @@ import (
 
 // peakCeiling is the most resident memory conform may use on the worst
 // case the default bounds allow. The default per-vector budget is 16 MiB;
-// measured here the 1,500-frame vector peaks at about 125-145 MiB (the
+// measured here the 1,500-frame vector peaks at about 120-155 MiB (the
 // budget's frames, the summary made of them, their decoded form and their
 // differences from the golden file while they are compared, and the Go
 // heap's headroom of 100% over what is live) and the generated vectors at
