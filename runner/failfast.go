@@ -128,7 +128,7 @@ func (p *plan) probes() []int {
 		if err != nil || len(l.v.Expect.Replies) == 0 || l.v.Expect.Exit != "" {
 			continue
 		}
-		sub := firstSubtype(l.input)
+		sub := firstSubtype(l.lines)
 		switch {
 		case len(out) == 0:
 			out, first = append(out, i), sub
@@ -145,9 +145,16 @@ func (p *plan) probes() []int {
 }
 
 // firstSubtype is the subtype of the first control_request among the send
-// lines, or "".
-func firstSubtype(input [][]byte) string {
-	for _, b := range input {
+// lines, or "". A generated line is scanned as a stream, never built.
+func firstSubtype(lines []sendLine) string {
+	for _, ln := range lines {
+		if len(ln) > 1 {
+			if _, sub, ok := scanRequest(ln); ok {
+				return sub
+			}
+			continue
+		}
+		b := ln[0]
 		var f struct {
 			Type    string `json:"type"`
 			Request struct {

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"sync"
 
@@ -31,14 +30,17 @@ type GoldenUpdate struct {
 // implementation) and writes them under root, the on-disk suite directory
 // that cfg.Suite was loaded from (loaded with digests skipped). It then
 // rewrites MANIFEST.sha256 over the whole suite. Golden files are only ever
-// written by this function: never edit one by hand.
+// written by this function: never edit one by hand. Every file is written
+// through [suite.Dir]: atomically (a temporary file renamed over it),
+// never through a symbolic link, never outside root.
 //
 // Errors: REFERENCE_MISMATCH when the reference does not pass a required or
 // recommended vector cleanly (a missing or duplicate reply, a schema
 // violation, a crash, a timeout, a normalized value that fails its format);
 // NORMALIZER_UNMATCHED when a vector-level normalizer matches nothing in the
 // reference's output (a stale rule); any load error of the suite (exit 2);
-// IO.
+// SUITE_PATH_OUTSIDE (a golden file or folder that is a symbolic link
+// leaving root: nothing is written through it); IO.
 func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, error) {
 	cfg.defaults()
 	cfg.Filters = nil
@@ -96,34 +98,45 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 		return nil, kiterr.New(code, "the reference does not produce clean golden output:\n  %s", strings.Join(problems, "\n  "))
 	}
 
+	dir, err := suite.OpenDir(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
 	up := &GoldenUpdate{}
 	want := map[string]bool{}
 	for _, v := range p.vectors {
 		rel := suite.GoldenPath(p.ver, cfg.Role, v.ID)
 		want[rel] = true
-		file := filepath.Join(root, filepath.FromSlash(rel))
-		if old, err := os.ReadFile(file); err == nil && string(old) == string(outs[v.ID].summary) {
+		old, err := dir.ReadFile(rel)
+		switch {
+		case err == nil && string(old) == string(outs[v.ID].summary):
 			up.Unchanged++
 			continue
+		case err != nil && kiterr.CodeOf(err) != "":
+			return nil, err // SUITE_PATH_OUTSIDE: never written through
 		}
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return nil, kiterr.Wrap(kiterr.IO, err, "golden dir")
-		}
-		if err := os.WriteFile(file, outs[v.ID].summary, 0o644); err != nil {
-			return nil, kiterr.Wrap(kiterr.IO, err, "write golden")
+		if err := dir.WriteFile(rel, outs[v.ID].summary); err != nil {
+			return nil, err
 		}
 		up.Written++
 	}
 	// Remove golden files of this role that no vector names.
-	pattern := filepath.ToSlash(filepath.Join(p.ver.Golden, "*.json"))
+	pattern := path.Join(p.ver.Golden, "*.json")
 	if cfg.Role != "agent" {
-		pattern = filepath.ToSlash(filepath.Join(p.ver.Golden, cfg.Role, "*.json"))
+		pattern = path.Join(p.ver.Golden, cfg.Role, "*.json")
 	}
-	olds, _ := doublestar.Glob(os.DirFS(root), pattern)
+	olds, err := doublestar.Glob(dir, pattern, doublestar.WithFailOnIOErrors())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if kiterr.CodeOf(err) != "" {
+			return nil, err
+		}
+		return nil, kiterr.Wrap(kiterr.IO, err, "list golden files")
+	}
 	for _, rel := range olds {
 		if !want[rel] {
-			if err := os.Remove(filepath.Join(root, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, kiterr.Wrap(kiterr.IO, err, "remove stale golden")
+			if err := dir.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
 			}
 			up.Removed = append(up.Removed, rel)
 		}
@@ -136,18 +149,24 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	return up, nil
 }
 
-// WriteManifest rewrites root/MANIFEST.sha256 over the suite's files and
-// returns the new suite digest ("sha256:<hex>").
+// WriteManifest rewrites root/MANIFEST.sha256 over the suite's files
+// (atomically, through [suite.Dir]) and returns the new suite digest
+// ("sha256:<hex>"). Errors: SUITE_PATH_OUTSIDE, IO, and the load errors
+// of the suite.
 func WriteManifest(root string) (string, error) {
-	d, err := suite.Digests(os.DirFS(root))
+	dir, err := suite.OpenDir(root)
 	if err != nil {
 		return "", err
 	}
-	data := suite.DigestManifest(d)
-	if err := os.WriteFile(filepath.Join(root, suite.DigestFile), data, 0o644); err != nil {
-		return "", kiterr.Wrap(kiterr.IO, err, "write %s", suite.DigestFile)
+	defer dir.Close()
+	d, err := suite.Digests(dir)
+	if err != nil {
+		return "", err
 	}
-	s, err := suite.Load(os.DirFS(root), suite.Options{})
+	if err := dir.WriteFile(suite.DigestFile, suite.DigestManifest(d)); err != nil {
+		return "", err
+	}
+	s, err := suite.Load(dir, suite.Options{})
 	if err != nil {
 		return "", err
 	}

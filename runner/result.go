@@ -101,6 +101,34 @@ const (
 	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
 )
 
+// Bounds findings (README "Bounds").
+const (
+	// FindingBudgetExceeded: the control frames of one vector would have
+	// taken more than its byte budget (Config.MaxVectorBytes) leaves for
+	// them; the vector fails (PROTOCOL_ERROR), the IUT is stopped and the
+	// frames after that point are not judged.
+	FindingBudgetExceeded = "VECTOR_BUDGET_EXCEEDED"
+	// FindingDifferencesTruncated: a note: a result lists at most
+	// MaxDifferences differences, and this many more were found.
+	FindingDifferencesTruncated = "DIFFERENCES_TRUNCATED"
+)
+
+// Bounds on what one result reports, so that a report stays readable and
+// its size bounded whatever the IUT wrote (README "Bounds"). Where a text
+// is cut it ends in "... (N bytes)", N its whole length.
+const (
+	// MaxExcerptBytes bounds Result.Expected and Result.Actual: the golden
+	// and actual canonical bytes are cut there (64 KiB).
+	MaxExcerptBytes = 64 << 10
+	// MaxDifferences is the most differences a result lists (then a
+	// DIFFERENCES_TRUNCATED note with the count).
+	MaxDifferences = 100
+	// MaxValueBytes bounds each value of a difference (its canonical
+	// JSON): a longer one is replaced by a JSON string of its first bytes
+	// and "... (N bytes)" (4 KiB).
+	MaxValueBytes = 4 << 10
+)
+
 // Containment findings (README "Containment").
 const (
 	// FindingProcessSurvived: a process of the IUT was still alive after
@@ -132,15 +160,17 @@ type Result struct {
 	// Reason is the expected-failure reason for XFAIL and XPASS.
 	Reason string `json:"reason,omitempty"`
 	// Expected and Actual are the golden and actual canonical bytes, set
-	// when the vector did not pass.
+	// when the vector did not pass or its bytes differ; each is cut at
+	// MaxExcerptBytes ("... (N bytes)").
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
 	// Parity is "exact" when the canonical bytes equal the golden file,
 	// "differs" when they do not ("" when the vector did not run).
 	Parity string `json:"parity,omitempty"`
-	// Differences lists every difference from the golden summary, each
-	// marked normative (fails conformance) or allowed; nil when the bytes
-	// are equal.
+	// Differences lists the differences from the golden summary (at most
+	// MaxDifferences, each value cut at MaxValueBytes), each marked
+	// normative (fails conformance) or allowed; nil when the bytes are
+	// equal.
 	Differences []compare.Difference `json:"differences,omitempty"`
 	// Exit is how the IUT ended.
 	Exit *proc.Exit `json:"exit,omitempty"`

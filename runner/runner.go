@@ -61,6 +61,11 @@ const (
 	DefaultMaxLine   = 1 << 20  // bytes
 	DefaultStderrMax = 16 << 10 // bytes
 	DefaultMaxFrames = 10000    // stdout lines per vector
+	// DefaultMaxVectorBytes is the default per-vector byte budget
+	// (Config.MaxVectorBytes): 16 MiB, 80 times the largest golden
+	// summary of the suite (205 KB), so a conforming IUT never meets it,
+	// while -j vectors at once hold at most this much each.
+	DefaultMaxVectorBytes = 16 << 20
 )
 
 // Config says what to run. Zero values take the documented defaults.
@@ -100,6 +105,17 @@ type Config struct {
 	// MaxFrames is the most stdout lines read per vector (default 10000);
 	// more is FRAME_LIMIT (PROTOCOL_ERROR) and the IUT is stopped.
 	MaxFrames int
+	// MaxVectorBytes is the byte budget of one vector (default 16 MiB):
+	// everything the runner keeps of it while it runs. The stderr tail
+	// (StderrMax) and the findings (at most MaxFindings of
+	// MaxFindingBytes, and the truncation notes) are set aside first; the
+	// control frames kept for the summary, as normalized canonical bytes,
+	// get the rest. A frame that does not fit ends the vector:
+	// VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is stopped.
+	// What the result reports is bounded apart from it (MaxExcerptBytes,
+	// MaxDifferences, MaxValueBytes). The budget must leave room for
+	// frames (USAGE otherwise).
+	MaxVectorBytes int
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
@@ -178,6 +194,9 @@ func (c *Config) defaults() {
 	if c.MaxFrames <= 0 {
 		c.MaxFrames = DefaultMaxFrames
 	}
+	if c.MaxVectorBytes <= 0 {
+		c.MaxVectorBytes = DefaultMaxVectorBytes
+	}
 	if len(c.Command) > 0 && strings.ContainsAny(c.Command[0], "/"+string(filepath.Separator)) && !filepath.IsAbs(c.Command[0]) {
 		// The IUT runs in a fresh directory: a relative path names a file
 		// relative to the caller's working directory.
@@ -194,6 +213,19 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+}
+
+// findingsReserve is what a vector's findings may take of its budget:
+// MaxFindings messages from the session and MaxFindings normative
+// differences, each of at most MaxFindingBytes (plus the "... (N bytes)"
+// of a cut one), and room for the notes added after them.
+const findingsReserve = (2*MaxFindings + 8) * (MaxFindingBytes + 32)
+
+// frameBudget is what Config.MaxVectorBytes leaves for the control frames
+// of one vector, in bytes, once the stderr tail and the findings are set
+// aside; not positive when it leaves nothing.
+func (c *Config) frameBudget() int {
+	return c.MaxVectorBytes - c.StderrMax - findingsReserve
 }
 
 // plan is what a run needs, prepared once: compiled schemas, normalizers
@@ -220,6 +252,9 @@ type plan struct {
 func prepare(cfg Config) (*plan, error) {
 	if cfg.Suite == nil {
 		return nil, kiterr.New(kiterr.Usage, "no suite")
+	}
+	if cfg.frameBudget() <= 0 {
+		return nil, kiterr.New(kiterr.Usage, "the per-vector budget of %d bytes leaves no room for frames: it must exceed the stderr tail (%d bytes) plus %d bytes for findings", cfg.MaxVectorBytes, cfg.StderrMax, findingsReserve)
 	}
 	s := cfg.Suite
 	ver, err := s.Version(cfg.Version)
@@ -278,7 +313,7 @@ func prepare(cfg Config) (*plan, error) {
 		if kiterr.CodeOf(err) == kiterr.FilterNoMatch && len(p.problems) > 0 {
 			paths := make([]string, len(p.problems))
 			for i, pr := range p.problems {
-				paths[i] = pr.Path
+				paths[i] = pr.Path + " (" + pr.Code + ")"
 			}
 			return nil, kiterr.New(kiterr.FilterNoMatch, "%s; %d vector file(s) did not load and could not be matched: %s", messageOf(err), len(paths), strings.Join(paths, ", "))
 		}
@@ -288,13 +323,28 @@ func prepare(cfg Config) (*plan, error) {
 }
 
 // loaded is a vector ready to run: the whole vector, its normalizers (the
-// suite's, then its own) and the bytes of its send items, one line each.
+// suite's, then its own) and its send items, one line each.
 type loaded struct {
 	v     *suite.Vector
 	rules []normalize.Rule
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
-	input [][]byte
+	lines []sendLine
+}
+
+// sendLine is one line sent to the IUT, LF included, as the pieces
+// [suite.SendItem.Chunks] gives: a generated line is a shared block given
+// many times, so it is streamed to the IUT without being built.
+type sendLine [][]byte
+
+// input returns the pieces of every line, in order, as proc.Start writes
+// them.
+func (l *loaded) input() [][]byte {
+	var out [][]byte
+	for _, ln := range l.lines {
+		out = append(out, ln...)
+	}
+	return out
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -308,7 +358,7 @@ func (p *plan) load(v *suite.Vector) (*loaded, error) {
 	if full.ID != v.ID {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
-	l := &loaded{v: full, rules: p.rules, conf: p.conf, input: make([][]byte, len(full.Send))}
+	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, len(full.Send))}
 	if full.Conformance != nil {
 		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
@@ -322,7 +372,7 @@ func (p *plan) load(v *suite.Vector) (*loaded, error) {
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
 	for i, it := range full.Send {
-		if l.input[i], err = it.Bytes(); err != nil {
+		if l.lines[i], err = it.Chunks(); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
 	}

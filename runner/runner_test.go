@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +44,9 @@ func fake(behaviour string) int {
 		return acceptFake(name)
 	}
 	if code, ok := zoo(behaviour); ok {
+		return code
+	}
+	if code, ok := boundsFake(behaviour); ok {
 		return code
 	}
 	if code, ok := spawnFake(behaviour); ok {
@@ -534,7 +538,11 @@ exec "$TESTBIN" -test.run='^$'
 		t.Fatal(err)
 	}
 	for _, r := range rep.Results {
-		if r.Status != runner.Pass {
+		// The escapee may still be alive when its IUT ends (on a loaded
+		// machine its 0.4 s outlast the grace period): that fails its own
+		// vector with PROCESS_SURVIVED, which is right. What must never
+		// happen is a later vector seeing its write (the IUT exits 3).
+		if r.Status != runner.Pass && !slices.Equal(findingCodes(r), []string{runner.FindingProcessSurvived}) {
 			t.Errorf("%s: %s %v, stderr %q", r.ID, r.Status, findingCodes(r), r.Stderr)
 		}
 	}

@@ -56,6 +56,9 @@ type outcome struct {
 	// declared tells the conformance comparison which members the schema
 	// declares on an actual frame (see compare.Declared).
 	declared compare.Declared
+	// overBudget is set once the vector kept as much as its byte budget
+	// allows (VECTOR_BUDGET_EXCEEDED).
+	overBudget bool
 	// lines counts the lines the IUT wrote (in spawned mode: to the agent,
 	// its own requests and user turns aside); awaited is how many replies
 	// the vector waits for with stdin open (0 when it expects an exit).
@@ -73,15 +76,20 @@ const (
 
 func (o *outcome) add(code string, st Status, format string, args ...any) {
 	if len(o.findings) >= MaxFindings {
-		o.dropped++
-		// The verdict still counts: keep the most severe status seen.
-		if severity[st] > severity[o.droppedStatus] {
-			o.droppedStatus = st
-		}
+		o.drop(1, st)
 		return
 	}
 	msg := clip(fmt.Sprintf(format, args...))
 	o.findings = append(o.findings, Finding{Code: code, Status: st, Message: msg})
+}
+
+// drop counts n findings of status st that are not reported.
+func (o *outcome) drop(n int, st Status) {
+	o.dropped += n
+	// The verdict still counts: keep the most severe status seen.
+	if severity[st] > severity[o.droppedStatus] {
+		o.droppedStatus = st
+	}
 }
 
 // close adds the truncation note, if findings were dropped.
@@ -128,8 +136,13 @@ func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rule
 			r.Findings = append(r.Findings, Finding{Code: FindingGoldenMismatch, Status: Fail,
 				Message: fmt.Sprintf("normalized canonical output differs from %s and cannot be compared: %v", goldenPath, err)})
 		}
-		r.Differences = ds
 		r.Findings = append(r.Findings, differenceFindings(ds, goldenPath, exact)...)
+		if len(ds) > MaxDifferences {
+			r.Findings = append(r.Findings, Finding{Code: FindingDifferencesTruncated, Message: fmt.Sprintf(
+				"%d more differences from %s were not listed (at most %d per vector)", len(ds)-MaxDifferences, goldenPath, MaxDifferences)})
+			ds = ds[:MaxDifferences]
+		}
+		r.Differences = boundValues(ds)
 	}
 	r.Status = Pass
 	for _, f := range r.Findings {
@@ -140,13 +153,48 @@ func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rule
 	exit := o.exit
 	r.Exit = &exit
 	if r.Status != Pass || r.Parity == ParityDiffers {
-		r.Expected = string(golden)
-		r.Actual = string(o.summary)
+		r.Expected = excerpt(golden, MaxExcerptBytes)
+		r.Actual = excerpt(o.summary, MaxExcerptBytes)
 	}
 	if r.Status != Pass {
 		r.Stderr = string(o.stderr)
 	}
 	return r
+}
+
+// excerpt returns b as a string, cut at max bytes (at a rune boundary)
+// and ended with "... (N bytes)" when longer.
+func excerpt(b []byte, max int) string {
+	if len(b) <= max {
+		return string(b)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", b[:cut], len(b))
+}
+
+// boundValues replaces each value of ds longer than MaxValueBytes of
+// canonical JSON by a JSON string: the value's first bytes, then "... (N
+// bytes)".
+func boundValues(ds []compare.Difference) []compare.Difference {
+	cut := func(v json.RawMessage) json.RawMessage {
+		if len(v) <= MaxValueBytes {
+			return v
+		}
+		b, err := canon.Canonical(excerpt(v, MaxValueBytes))
+		if err != nil {
+			return json.RawMessage(`"..."`)
+		}
+		return b
+	}
+	out := make([]compare.Difference, len(ds))
+	for i, d := range ds {
+		d.Golden, d.Actual = cut(d.Golden), cut(d.Actual)
+		out[i] = d
+	}
+	return out
 }
 
 // differenceFindings turns differences into findings: with exact, one
@@ -158,7 +206,7 @@ func differenceFindings(ds []compare.Difference, goldenPath string, exact bool) 
 	if exact {
 		if len(ds) > 0 {
 			out = append(out, Finding{Code: FindingGoldenMismatch, Status: Fail,
-				Message: fmt.Sprintf("canonical bytes differ from %s in %d place(s), and exact parity is required: %s", goldenPath, len(ds), pointers(ds))})
+				Message: clip(fmt.Sprintf("canonical bytes differ from %s in %d place(s), and exact parity is required: %s", goldenPath, len(ds), pointers(ds)))})
 		}
 		return out
 	}
@@ -218,15 +266,15 @@ type request struct {
 // session runs one vector against a fresh IUT process. Its error is
 // IUT_START only; everything the IUT does is in the outcome.
 func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
-	v, rules, input := l.v, l.rules, l.input
+	v, rules := l.v, l.rules
 	o := &outcome{}
 	if ctx.Err() != nil {
 		o.notRun = true
 		return o, nil
 	}
 	sent := map[string]*request{}
-	for _, b := range input {
-		trackRequest(sent, b)
+	for _, ln := range l.lines {
+		trackLine(sent, ln)
 	}
 	expected := map[string]bool{}
 	for _, id := range v.Expect.Replies {
@@ -269,12 +317,14 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	// records what the IUT answers in a transcript file.
 	spawned := p.cfg.Spawn != nil
 	var sp *spawnFiles
+	var input [][]byte
 	if spawned {
-		if sp, err = p.writeSpawn(dir, v, input); err != nil {
+		if sp, err = p.writeSpawn(dir, v, l.lines); err != nil {
 			return nil, err
 		}
 		env = sp.environ(env)
-		input = nil
+	} else {
+		input = l.input()
 	}
 
 	start := time.Now()
@@ -289,7 +339,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))
 	}
 
-	var frames []any
+	// Each control frame is normalized and canonicalized as it comes;
+	// only its canonical bytes are kept, within the vector's budget.
+	sum := &summarizer{rules: rules, matched: make([]bool, len(rules)),
+		scope: normalize.Scope{UserData: l.conf.UserDataPatterns(), General: len(p.ver.Normalize)},
+		room:  p.cfg.frameBudget()}
 	nlines, overLimit := 0, false
 	handle := func(ln proc.Line) {
 		nlines++
@@ -300,8 +354,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 			}
 			return
 		}
+		if o.overBudget {
+			return
+		}
 		if f := p.frame(o, ln, sent); f != nil {
-			frames = append(frames, f)
+			sum.add(o, f, p.cfg.MaxVectorBytes)
 		}
 	}
 	done := func() bool {
@@ -344,7 +401,7 @@ wait:
 			}
 			if !spawned {
 				handle(ln)
-				if overLimit {
+				if overLimit || o.overBudget {
 					break wait
 				}
 			}
@@ -420,36 +477,29 @@ wait:
 
 	checkOrder(o, v.Expect.Order, sent)
 
-	sum := Summary{Vector: v.ID, Frames: []any{}}
+	exitCls := ""
 	if (mustExit || mayExit) && endedByItself {
-		sum.Exit = exitClass(ex)
+		exitCls = exitClass(ex)
 	}
-	matched := make([]bool, len(rules))
-	scope := normalize.Scope{UserData: l.conf.UserDataPatterns(), General: len(p.ver.Normalize)}
-	for _, f := range frames {
-		nr := normalize.ApplyScoped(f, rules, scope)
-		for i, m := range nr.Matched {
-			matched[i] = matched[i] || m
-		}
-		for _, m := range nr.Mismatches {
-			o.add(FindingNormalizeFormat, Fail, "%s", m)
-		}
-		sum.Frames = append(sum.Frames, nr.Value)
+	for _, m := range sum.mismatches {
+		o.add(FindingNormalizeFormat, Fail, "%s", m)
+	}
+	if sum.moreMismatches > 0 {
+		o.drop(sum.moreMismatches, Fail)
 	}
 	for i := len(p.ver.Normalize); i < len(rules); i++ {
-		if !matched[i] {
+		if !sum.matched[i] {
 			o.unmatched = append(o.unmatched, rules[i].Path)
 		}
 	}
-	if err := sortFrames(sum.Frames); err != nil {
-		o.add(FindingFrameInexact, ProtocolError, "%v", err)
+	if sum.inexact != nil {
+		o.add(FindingFrameInexact, ProtocolError, "%v", sum.inexact)
+		o.add(FindingFrameInexact, ProtocolError, "canonicalize summary: %v", sum.inexact)
+		o.summary = []byte(`{}`)
+	} else {
+		o.summary = summaryBytes(v.ID, exitCls, sum.frames)
 	}
-	b, err := canon.Canonical(sum)
-	if err != nil {
-		o.add(FindingFrameInexact, ProtocolError, "canonicalize summary: %v", err)
-		b = []byte(`{}`)
-	}
-	o.summary = b
+	sum.frames = nil
 	o.declared = p.declared(sent)
 	o.close()
 	return o, nil
@@ -673,27 +723,95 @@ func exitClass(e proc.Exit) string {
 	return "nonzero"
 }
 
-// sortFrames orders frames by their canonical bytes.
-func sortFrames(frames []any) error {
-	keys := make([]string, len(frames))
-	for i, f := range frames {
-		b, err := canon.Canonical(f)
-		if err != nil {
-			return err
+// summarizer keeps the summary of one session as its control frames come:
+// each frame is normalized and canonicalized at once and only its
+// canonical bytes are kept (never the decoded frame), within room bytes.
+type summarizer struct {
+	rules   []normalize.Rule
+	scope   normalize.Scope
+	matched []bool
+	// frames are the canonical bytes of the normalized frames kept.
+	frames []string
+	// kept is the sum of their lengths; room is the most it may reach.
+	kept, room int
+	// mismatches holds the first MaxFindings NORMALIZE_FORMAT messages,
+	// moreMismatches counts the rest; both become findings at the end, in
+	// the place they always had.
+	mismatches     []string
+	moreMismatches int
+	// inexact is the first frame without an RFC 8785 form.
+	inexact error
+}
+
+// add normalizes the control frame f and keeps its canonical bytes. A
+// frame that does not fit in the room left ends the keeping: o gets one
+// VECTOR_BUDGET_EXCEEDED finding (PROTOCOL_ERROR) and o.overBudget is set,
+// so the session stops the IUT.
+func (s *summarizer) add(o *outcome, f any, budget int) {
+	nr := normalize.ApplyScoped(f, s.rules, s.scope)
+	for i, m := range nr.Matched {
+		s.matched[i] = s.matched[i] || m
+	}
+	for _, m := range nr.Mismatches {
+		if len(s.mismatches) < MaxFindings {
+			s.mismatches = append(s.mismatches, m.String())
+		} else {
+			s.moreMismatches++
 		}
-		keys[i] = string(b)
 	}
-	idx := make([]int, len(frames))
-	for i := range idx {
-		idx[i] = i
+	c, err := canon.Canonical(nr.Value)
+	if err != nil {
+		if s.inexact == nil {
+			s.inexact = err
+		}
+		return
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
-	out := make([]any, len(frames))
-	for i, j := range idx {
-		out[i] = frames[j]
+	if s.kept+len(c) > s.room {
+		o.overBudget = true
+		o.add(FindingBudgetExceeded, ProtocolError, "the IUT wrote more control frames than one vector may keep: with this frame (%d bytes normalized) they would take %d bytes, over the %d the budget of %d bytes (--max-vector-bytes) leaves after the stderr tail and the findings; the IUT was stopped and the frames after it were not judged",
+			len(c), s.kept+len(c), s.room, budget)
+		return
 	}
-	copy(frames, out)
-	return nil
+	s.kept += len(c)
+	s.frames = append(s.frames, string(c))
+}
+
+// summaryBytes returns the RFC 8785 bytes of the [Summary] of vector id
+// with exit class exit ("" for none) and frames (the canonical bytes of
+// each normalized frame), which it sorts: the same bytes canon.Canonical
+// gives for the Summary, built without decoding the frames again. RFC 8785
+// orders the members exit, frames, vector (by UTF-16 code units) and a
+// sorted list of canonical texts is the list sorted by canonical bytes.
+func summaryBytes(id, exit string, frames []string) []byte {
+	slices.Sort(frames)
+	str := func(s string) []byte {
+		b, err := canon.Canonical(s)
+		if err != nil {
+			panic(err) // a Go string always has an RFC 8785 form
+		}
+		return b
+	}
+	n := 64 + len(id)
+	for _, f := range frames {
+		n += len(f) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	if exit != "" {
+		b = append(b, `"exit":`...)
+		b = append(b, str(exit)...)
+		b = append(b, ',')
+	}
+	b = append(b, `"frames":[`...)
+	for i, f := range frames {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, f...)
+	}
+	b = append(b, `],"vector":`...)
+	b = append(b, str(id)...)
+	return append(b, '}')
 }
 
 // quote renders at most 200 bytes of b as a Go-quoted string, so IUT output

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,8 +68,10 @@ type spawnFiles struct {
 // writeSpawn writes the plan and an executable wrapper bin/claude that
 // starts the agent double (Config.Spawn) with the plan's paths, then "--"
 // and the host's arguments. Only paths go through the wrapper's shell
-// line, each single-quoted; vector content stays in the plan file.
-func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFiles, error) {
+// line, each single-quoted; vector content stays in the plan file. The
+// plan is written as it is encoded, a line at a time (a generated line
+// piece by piece), so it is never held whole.
+func (p *plan) writeSpawn(dir string, v *suite.Vector, lines []sendLine) (*spawnFiles, error) {
 	sf := &spawnFiles{
 		bin:        filepath.Join(dir, "bin"),
 		plan:       filepath.Join(dir, "plan.json"),
@@ -78,18 +81,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 		end:        filepath.Join(dir, "end.json"),
 	}
 	sf.agent = filepath.Join(sf.bin, "claude")
-	pl := Plan{Replies: v.Expect.Replies, TimeoutMS: p.cfg.Timeout.Milliseconds()}
-	if pl.Replies == nil {
-		pl.Replies = []any{}
-	}
-	for _, b := range input {
-		pl.Send = append(pl.Send, base64.StdEncoding.EncodeToString(bytes.TrimSuffix(b, []byte("\n"))))
-	}
-	data, err := json.Marshal(pl)
-	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IO, err, "encode plan")
-	}
-	if err := os.WriteFile(sf.plan, data, 0o600); err != nil {
+	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), lines); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
@@ -114,6 +106,53 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, input [][]byte) (*spawnFi
 		}
 	}
 	return sf, nil
+}
+
+// writePlan writes the [Plan] of lines to the file name: the JSON that
+// json.Marshal gives for it, encoded as it is written.
+func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine) error {
+	if replies == nil {
+		replies = []any{}
+	}
+	rep, err := json.Marshal(replies)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString(`{"send":`)
+	if len(lines) == 0 {
+		w.WriteString("null")
+	}
+	for i, ln := range lines {
+		if i == 0 {
+			w.WriteByte('[')
+		} else {
+			w.WriteByte(',')
+		}
+		w.WriteByte('"')
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		for j, c := range ln {
+			if j == len(ln)-1 {
+				c = bytes.TrimSuffix(c, []byte("\n"))
+			}
+			enc.Write(c)
+		}
+		enc.Close()
+		w.WriteByte('"')
+	}
+	if len(lines) > 0 {
+		w.WriteByte(']')
+	}
+	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d}`, rep, timeoutMS)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // environ returns env with CONFORM_AGENT naming the wrapper and the
@@ -156,17 +195,17 @@ func (sf *spawnFiles) watch(ctx context.Context) <-chan struct{} {
 // replay feeds the transcript to handle as if the host had written it on
 // stdout, and records the host's argv and its own requests as notes.
 func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
-	eachLine(sf.argv, func(line []byte) {
+	eachLine(sf.argv, recordLineMax, func(line []byte, _ int) {
 		o.add(FindingHostArgv, "", "the host started the agent with %s", quote(line))
 	})
-	eachLine(sf.transcript, func(line []byte) {
-		if len(line) > maxLine {
-			handle(proc.Line{Size: len(line), Err: proc.ErrLineTooLong})
+	eachLine(sf.transcript, maxLine, func(line []byte, size int) {
+		if size > maxLine {
+			handle(proc.Line{Size: size, Err: proc.ErrLineTooLong})
 			return
 		}
-		handle(proc.Line{Data: line, Size: len(line)})
+		handle(proc.Line{Data: line, Size: size})
 	})
-	eachLine(sf.observed, func(line []byte) {
+	eachLine(sf.observed, recordLineMax, func(line []byte, _ int) {
 		o.add(FindingHostSent, "", "the host sent the agent %s", quote(line))
 	})
 }
@@ -174,7 +213,13 @@ func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
 // readEnd returns the double's end record, or nil when the double never
 // ran a session (the host did not start it, or only for --version).
 func (sf *spawnFiles) readEnd() *double.Stats {
-	b, err := os.ReadFile(sf.end)
+	f, err := os.Open(sf.end)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	// The record is small; the IUT could write a large one where it is.
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil
 	}
@@ -193,7 +238,7 @@ func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []s
 	end := sf.readEnd()
 	if end == nil {
 		starts := 0
-		eachLine(sf.argv, func([]byte) { starts++ })
+		eachLine(sf.argv, recordLineMax, func([]byte, int) { starts++ })
 		how := "never started the agent"
 		if starts > 0 {
 			how = fmt.Sprintf("started the agent %d time(s), each for --version only, never for a session", starts)
@@ -268,20 +313,45 @@ func exitText(ex proc.Exit) string {
 	return fmt.Sprintf("exit status %d", ex.Code)
 }
 
-func eachLine(path string, fn func([]byte)) {
+// recordLineMax bounds each line read back from the double's records
+// (argv, observed), in bytes: they are quoted in notes at 200 bytes.
+const recordLineMax = 64 << 10
+
+// eachLine calls fn with each line of the file at path, without its LF,
+// and the line's whole length. A line longer than max bytes is given as
+// its first max+1 bytes (so a caller can tell it was longer) and the rest
+// is skipped: the files are in the IUT's directory, where the IUT may
+// write anything, so nothing read from them is unbounded.
+func eachLine(path string, max int, fn func(line []byte, size int)) {
 	f, err := os.Open(path)
 	if err != nil {
 		return // no file: the double never started or saw nothing
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	br := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	size := 0
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			fn(bytes.TrimSuffix(line, []byte("\n")))
+		chunk, err := br.ReadSlice('\n')
+		size += len(chunk)
+		if room := max + 1 - len(line); room > 0 {
+			line = append(line, chunk[:min(len(chunk), room)]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if size > 0 {
+			if err == nil {
+				size-- // the LF, which line holds when the line fits
+				if size <= max {
+					line = line[:len(line)-1]
+				}
+			}
+			fn(line, size)
 		}
 		if err != nil {
 			return
 		}
+		line, size = nil, 0
 	}
 }

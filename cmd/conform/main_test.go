@@ -19,6 +19,8 @@ func TestMain(m *testing.M) {
 			stop()
 			os.Exit(code)
 		},
+		// A fake IUT for tests that run conform as a child (memory_test.go).
+		"conform-fake-iut": func() { os.Exit(fakeIUT(os.Args[1:])) },
 	})
 }
 

@@ -147,7 +147,13 @@ func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, kiterr.New(kiterr.SuiteNotFound, "suite directory %q does not exist or is not a directory", dir)
 		}
-		fsys = os.DirFS(dir)
+		// Every read goes through an os.Root: nothing outside dir is read
+		// (SUITE_PATH_OUTSIDE). Closed when the process ends.
+		d, err := suite.OpenDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		fsys = d
 	}
 	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest})
 	if err != nil && dir != "" {
@@ -193,6 +199,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxLine := fl.Int("max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
+	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
@@ -211,6 +218,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, *maxLine, *stderrMax, *maxFrames); msg != "" {
 		return usageError(stderr, "run", "%s", msg)
+	}
+	if *maxVector <= 0 {
+		return usageError(stderr, "run", "--max-vector-bytes must be positive")
 	}
 	if *progressEvery < 0 {
 		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
@@ -244,7 +254,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
-		StderrMax: *stderrMax, MaxFrames: *maxFrames, InheritEnv: *inherit, Exact: *exact,
+		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
 		NoFailFast: *noFailFast,
 	}
 	if *isolate {

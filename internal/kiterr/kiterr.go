@@ -42,11 +42,20 @@ const (
 	// SuiteFileUnlisted: a suite file is missing from MANIFEST.sha256, or the
 	// manifest lists a file that does not exist.
 	SuiteFileUnlisted Code = "SUITE_FILE_UNLISTED"
+	// SuitePathOutside: a suite path leaves the suite directory: a `..`
+	// element or an absolute path in suite.json, or a symbolic link in the
+	// suite whose target is outside it (never read, never written
+	// through).
+	SuitePathOutside Code = "SUITE_PATH_OUTSIDE"
 	// VersionUnknown: the suite has no such protocol version.
 	VersionUnknown Code = "VERSION_UNKNOWN"
 
 	// VectorInvalid: a vector file is not JSON or violates schemas/vector.schema.json.
 	VectorInvalid Code = "VECTOR_INVALID"
+	// VectorTooLarge: a vector file is larger than suite.MaxVectorFile, or
+	// the lines it sends (generated lines at their built size) add up to
+	// more than suite.MaxSendBytes.
+	VectorTooLarge Code = "VECTOR_TOO_LARGE"
 	// VectorIDDuplicate: two vector files of one version share an id.
 	VectorIDDuplicate Code = "VECTOR_ID_DUPLICATE"
 	// VectorIDMismatch: a vector's file name is not <id>.json or its version

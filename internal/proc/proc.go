@@ -49,7 +49,8 @@ type Config struct {
 	Dir string
 	// MaxLine is the largest stdout line delivered, in bytes, without its LF.
 	// A longer line is reported with Err [ErrLineTooLong] and discarded.
-	// Zero means 1 MiB.
+	// Zero means 1 MiB. Lines are read ahead of [Proc.Lines]'s reader up
+	// to 16 MiB of lines this long (at least 4 lines, at most 64).
 	MaxLine int
 	// StderrMax is how many bytes of stderr are kept (the last ones). Zero
 	// means 64 KiB.
@@ -134,6 +135,16 @@ type Leftovers struct {
 	Unattributed int
 }
 
+// readAheadBytes bounds the stdout lines read ahead of the caller: the
+// line queue holds at most this many bytes of lines of MaxLine bytes (at
+// least 4 lines, at most 64).
+const readAheadBytes = 16 << 20
+
+// readAhead is how many lines of at most maxLine bytes the queue holds.
+func readAhead(maxLine int) int {
+	return min(64, max(4, readAheadBytes/max(maxLine, 1)))
+}
+
 // Proc is a running IUT.
 type Proc struct {
 	cmd      *exec.Cmd
@@ -202,7 +213,7 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		return nil, err
 	}
 	p := &Proc{
-		lines:      make(chan Line, 64),
+		lines:      make(chan Line, readAhead(cfg.MaxLine)),
 		stderr:     &tail{max: cfg.StderrMax},
 		closeIn:    make(chan struct{}),
 		exited:     make(chan struct{}),

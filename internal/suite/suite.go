@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -89,6 +90,8 @@ type Options struct {
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
 // SUITE_NOT_FOUND (no suite.json), SUITE_INVALID, SCHEMA_INVALID,
+// SUITE_PATH_OUTSIDE (a `..` or absolute path in suite.json, or a file the
+// manifest covers that is a symbolic link leaving a [Dir]),
 // SUITE_DIGEST_MISMATCH or SUITE_FILE_UNLISTED when suite.json or a schema
 // itself is affected (those make every result meaningless). Digest problems
 // of vector and golden files are kept in Suite.Problems instead.
@@ -96,7 +99,13 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Problems: map[string]error{}}
 	data, err := fs.ReadFile(fsys, ManifestFile)
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
+		return nil, wrapCode(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
+	}
+	// Every covered file is looked at before any is used: a symbolic link
+	// that leaves a [Dir] is refused (SUITE_PATH_OUTSIDE) whatever reads
+	// it first.
+	if err := walk(fsys, func(string) error { return nil }); err != nil {
+		return nil, err
 	}
 	v, err := canon.Parse(data)
 	if err != nil {
@@ -114,6 +123,9 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	}
 	seen := map[int]bool{}
 	for _, ver := range s.Manifest.Versions {
+		if err := checkPaths(ver); err != nil {
+			return nil, err
+		}
 		if seen[ver.Version] {
 			return nil, kiterr.New(kiterr.SuiteInvalid, "%s: version %d declared twice", ManifestFile, ver.Version)
 		}
@@ -132,6 +144,22 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkPaths refuses a version whose schema, vectors or golden path is not
+// a clean path inside the suite: SUITE_PATH_OUTSIDE for a `..` element or
+// an absolute path, SUITE_INVALID for any other unclean form ("./x", "x/",
+// "a//b").
+func checkPaths(ver Version) error {
+	for _, f := range []struct{ member, value string }{{"schema", ver.Schema}, {"vectors", ver.Vectors}, {"golden", ver.Golden}} {
+		switch {
+		case outsidePath(f.value):
+			return kiterr.New(kiterr.SuitePathOutside, "%s: version %d: %s %q leaves the suite: suite paths are relative to the suite root and have no `..` element", ManifestFile, ver.Version, f.member, f.value)
+		case !fs.ValidPath(f.value) || strings.Contains(f.value, `\`):
+			return kiterr.New(kiterr.SuiteInvalid, "%s: version %d: %s %q is not a clean suite-relative path (slash-separated, no \"./\", \"//\" or trailing \"/\")", ManifestFile, ver.Version, f.member, f.value)
+		}
+	}
+	return nil
 }
 
 // Version returns the manifest entry of protocol version n, or VERSION_UNKNOWN.
@@ -208,24 +236,77 @@ func firstFatal(p map[string]error) string {
 }
 
 // Digests returns the hex SHA-256 of every file MANIFEST.sha256 covers,
-// keyed by suite-relative path.
+// keyed by suite-relative path. Each file is hashed as it is read (never
+// held whole). Errors: SUITE_PATH_OUTSIDE (a symbolic link leaving a
+// [Dir]), IO.
 func Digests(fsys fs.FS) (map[string]string, error) {
 	out := map[string]string{}
-	for _, g := range digestGlobs {
-		names, err := doublestar.Glob(fsys, g, doublestar.WithFilesOnly())
+	err := walk(fsys, func(n string) error {
+		f, err := fsys.Open(n)
 		if err != nil {
-			return nil, kiterr.Wrap(kiterr.IO, err, "glob %s", g)
+			return wrapCode(kiterr.IO, err, "read %s", n)
 		}
-		for _, n := range names {
-			data, err := fs.ReadFile(fsys, n)
-			if err != nil {
-				return nil, kiterr.Wrap(kiterr.IO, err, "read %s", n)
-			}
-			sum := sha256.Sum256(data)
-			out[n] = hex.EncodeToString(sum[:])
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return wrapCode(kiterr.IO, err, "read %s", n)
 		}
+		out[n] = hex.EncodeToString(h.Sum(nil))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// walk calls fn with every file MANIFEST.sha256 covers. A folder or file
+// that cannot be looked at fails the walk (it is never skipped), so a
+// symbolic link that leaves a [Dir] is SUITE_PATH_OUTSIDE, not a shorter
+// suite.
+func walk(fsys fs.FS, fn func(name string) error) error {
+	for _, g := range digestGlobs {
+		names, err := doublestar.Glob(fsys, g, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		if err != nil {
+			return wrapCode(kiterr.IO, err, "glob %s", g)
+		}
+		for _, n := range names {
+			if err := fn(n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// wrapCode wraps err with code, unless err already carries a stable code
+// (SUITE_PATH_OUTSIDE from a [Dir]), which is kept.
+func wrapCode(code kiterr.Code, err error, format string, args ...any) error {
+	if kiterr.CodeOf(err) != "" {
+		return err
+	}
+	return kiterr.Wrap(code, err, format, args...)
+}
+
+// readFile reads name, refusing a file longer than max bytes without
+// reading more than max+1 of it (tooLarge is then true).
+func readFile(fsys fs.FS, name string, max int64) (data []byte, tooLarge bool, err error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, true, nil
+	}
+	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > max {
+		return nil, true, nil
+	}
+	return data, false, nil
 }
 
 // DigestManifest renders MANIFEST.sha256 for digests: one
@@ -254,14 +335,27 @@ func GoldenPath(ver *Version, role, id string) string {
 	return path.Join(ver.Golden, role, id+".json")
 }
 
+// MaxGoldenFile is the largest golden file read, in bytes (64 MiB): a
+// golden summary is what the reference kept of one vector, which the
+// runner's per-vector budget bounds far below this.
+const MaxGoldenFile = 64 << 20
+
 // ReadGolden returns a vector's golden bytes. Errors: GOLDEN_MISSING,
 // GOLDEN_INVALID (not canonical RFC 8785 bytes, so it was not written by
-// 'conform golden --update'), or the file's digest problem.
+// 'conform golden --update', or larger than [MaxGoldenFile]),
+// SUITE_PATH_OUTSIDE (a symbolic link leaving a [Dir]), or the file's
+// digest problem.
 func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
 	p := GoldenPath(ver, role, id)
-	data, err := fs.ReadFile(s.FS, p)
+	data, tooLarge, err := readFile(s.FS, p, MaxGoldenFile)
+	if kiterr.CodeOf(err) != "" {
+		return nil, err
+	}
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.GoldenMissing, err, "vector %s has no golden file %s (run 'conform golden --update')", id, p)
+	}
+	if tooLarge {
+		return nil, kiterr.New(kiterr.GoldenInvalid, "golden %s is larger than %d bytes", p, MaxGoldenFile)
 	}
 	if prob := s.Problems[p]; prob != nil {
 		return nil, prob

@@ -28,9 +28,27 @@ const (
 	LevelInformational = "informational"
 )
 
-// MaxGenerated is the longest line a generate send item may build, in
-// bytes (64 MiB).
-const MaxGenerated = 64 << 20
+// Bounds on what one vector sends, checked when it is loaded (before
+// anything is built), so that a vector file cannot make the kit hold more
+// than this: schemas/vector.schema.json states them.
+const (
+	// MaxGenerated is the longest line a generate send item may build, in
+	// bytes (64 MiB).
+	MaxGenerated = 64 << 20
+	// MaxSendBytes is the most a vector may send in all, in bytes (256
+	// MiB): the sum of its lines with their LFs, a generate item at the
+	// size it builds, a frame at the size of its RFC 8785 form.
+	// VECTOR_TOO_LARGE.
+	MaxSendBytes = 256 << 20
+	// MaxVectorFile is the largest vector file read, in bytes (16 MiB):
+	// long lines are written with generate, not spelled out.
+	// VECTOR_TOO_LARGE.
+	MaxVectorFile = 16 << 20
+)
+
+// chunkBytes is about how much of a generated line one chunk holds (see
+// [SendItem.Chunks]).
+const chunkBytes = 64 << 10
 
 // Vector is one test vector file.
 type Vector struct {
@@ -119,6 +137,61 @@ func (it SendItem) Bytes() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// Size returns the length of the line [SendItem.Bytes] builds, LF
+// included, without building a generated one. A frame is canonicalized to
+// be measured. Errors: bad base64, a frame without an RFC 8785 form.
+func (it SendItem) Size() (int64, error) {
+	switch {
+	case it.Line != nil:
+		return int64(len(*it.Line)) + 1, nil
+	case it.Base64 != nil:
+		n, err := base64.StdEncoding.DecodedLen(len(*it.Base64)), error(nil)
+		if s := *it.Base64; len(s)%4 != 0 {
+			err = fmt.Errorf("base64: length %d is not a multiple of 4", len(s))
+		} else {
+			n -= len(s) - len(strings.TrimRight(s, "="))
+		}
+		return int64(n) + 1, err
+	case it.Generate != nil:
+		g := it.Generate
+		if g.Count < 0 {
+			return 0, fmt.Errorf("generate: count %d is negative", g.Count)
+		}
+		return int64(len(g.Prefix)) + int64(len(g.Repeat))*int64(g.Count) + int64(len(g.Suffix)) + 1, nil
+	}
+	c, err := canon.Canonical(it.Frame)
+	return int64(len(c)) + 1, err
+}
+
+// Chunks returns the line of [SendItem.Bytes] as pieces that, written in
+// order, are that line. A generate item's repeated part is one shared
+// block of about 64 KiB (a whole number of repeats) given as many times
+// as needed, plus one shorter block for the rest, so a 64 MiB line costs
+// about 64 KiB to write. Other items are one piece.
+func (it SendItem) Chunks() ([][]byte, error) {
+	g := it.Generate
+	if g == nil {
+		b, err := it.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		return [][]byte{b}, nil
+	}
+	per := max(1, chunkBytes/max(1, len(g.Repeat)))
+	per = min(per, max(g.Count, 0))
+	out := [][]byte{[]byte(g.Prefix)}
+	if per > 0 {
+		block := []byte(strings.Repeat(g.Repeat, per))
+		for range g.Count / per {
+			out = append(out, block)
+		}
+		if rest := g.Count % per; rest > 0 {
+			out = append(out, block[:rest*len(g.Repeat)])
+		}
+	}
+	return append(out, []byte(g.Suffix+"\n")), nil
+}
+
 // LoadError is a vector file that could not be loaded.
 type LoadError struct {
 	Path string
@@ -149,9 +222,9 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector) *Vector) ([]*Vector, []
 	if err != nil {
 		return nil, nil, err
 	}
-	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly())
+	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 	if err != nil {
-		return nil, nil, kiterr.Wrap(kiterr.IO, err, "glob %s", ver.Vectors)
+		return nil, nil, wrapCode(kiterr.IO, err, "glob %s", ver.Vectors)
 	}
 	slices.Sort(names)
 	var out []*Vector
@@ -198,12 +271,12 @@ func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 	if prob := s.Problems[name]; prob != nil {
 		return nil, prob
 	}
-	data, err := fs.ReadFile(s.FS, name)
+	data, err := readVector(s.FS, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, kiterr.Wrap(kiterr.SuiteFileUnlisted, err, "%s lists %s, which no longer exists (removed during the run?)", DigestFile, name)
 	}
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
+		return nil, err
 	}
 	if err := s.checkDigest(name, data); err != nil {
 		return nil, err
@@ -225,10 +298,24 @@ func decodeVector(ver *Version, name string, data []byte) (*Vector, error) {
 	return &v, nil
 }
 
+// readVector reads the vector file name. Errors: VECTOR_TOO_LARGE (over
+// [MaxVectorFile]), SUITE_PATH_OUTSIDE, IO.
+func readVector(fsys fs.FS, name string) ([]byte, error) {
+	data, tooLarge, err := readFile(fsys, name, MaxVectorFile)
+	switch {
+	case err != nil:
+		return nil, wrapCode(kiterr.IO, err, "read %s", name)
+	case tooLarge:
+		return nil, kiterr.New(kiterr.VectorTooLarge, "%s is larger than %d bytes (write long lines with generate)", name, MaxVectorFile)
+	}
+	return data, nil
+}
+
 // check is what every load checks of a decoded vector: its file name
-// matches its id, its version its folder, and no generate item is larger
-// than MaxGenerated (built, it would cost its size; so only its size is
-// checked).
+// matches its id, its version its folder, no generate item is larger
+// than MaxGenerated and the whole send list is not larger than
+// MaxSendBytes (VECTOR_TOO_LARGE; built, a line would cost its size, so
+// only sizes are computed).
 func (v *Vector) check(ver *Version) error {
 	if base := path.Base(v.Path); base != v.ID+".json" {
 		return kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", v.Path, v.ID)
@@ -236,11 +323,17 @@ func (v *Vector) check(ver *Version) error {
 	if v.Version != ver.Version {
 		return kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", v.Path, v.Version, ver.Version)
 	}
+	var total int64
 	for i, it := range v.Send {
-		if g := it.Generate; g != nil {
-			if n := len(g.Prefix) + len(g.Repeat)*g.Count + len(g.Suffix); n > MaxGenerated {
-				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] generates %d bytes, more than %d", v.Path, i, n, MaxGenerated)
-			}
+		n, err := it.Size()
+		if err != nil {
+			return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
+		}
+		if it.Generate != nil && n-1 > MaxGenerated {
+			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] generates %d bytes, more than %d", v.Path, i, n-1, MaxGenerated)
+		}
+		if total += n; total > MaxSendBytes {
+			return kiterr.New(kiterr.VectorTooLarge, "%s: send[0] to send[%d] add up to %d bytes, more than the %d a vector may send", v.Path, i, total, MaxSendBytes)
 		}
 	}
 	return nil
@@ -254,9 +347,9 @@ func (v *Vector) Index() *Vector {
 
 // loadVector reads, decodes and checks one vector file.
 func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (*Vector, error) {
-	data, err := fs.ReadFile(s.FS, name)
+	data, err := readVector(s.FS, name)
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IO, err, "read %s", name)
+		return nil, err
 	}
 	raw, err := canon.Parse(data)
 	if err != nil {

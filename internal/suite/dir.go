@@ -1,0 +1,235 @@
+package suite
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// Dir is a suite directory on disk, read and written only through an
+// [os.Root]: no path, `..` or symbolic link can take a read or a write out
+// of the directory. A symbolic link that stays inside is followed; one
+// whose target is outside (an absolute target, or one with more `..` than
+// it has parents) is refused with SUITE_PATH_OUTSIDE, and so is a path
+// with a `..` element or an absolute path. Dir implements [fs.FS],
+// [fs.ReadFileFS], [fs.StatFS] and [fs.ReadDirFS], so [Load] reads it like
+// any suite; [Dir.WriteFile] and [Dir.Remove] are what 'conform golden
+// --update' writes with.
+//
+// A Dir holds an open directory descriptor until [Dir.Close].
+type Dir struct {
+	root *os.Root
+	fsys fs.FS
+	name string
+}
+
+// OpenDir opens the suite directory dir. Errors: SUITE_NOT_FOUND when dir
+// does not exist or is not a directory.
+func OpenDir(dir string) (*Dir, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "suite directory %q does not exist or is not a directory", dir)
+	}
+	return &Dir{root: r, fsys: r.FS(), name: dir}, nil
+}
+
+// Close closes the directory descriptor.
+func (d *Dir) Close() error { return d.root.Close() }
+
+// Name returns the directory as given to [OpenDir].
+func (d *Dir) Name() string { return d.name }
+
+// Open opens name for reading (fs.FS).
+func (d *Dir) Open(name string) (fs.File, error) {
+	if err := d.check("open", name); err != nil {
+		return nil, err
+	}
+	f, err := d.fsys.Open(name)
+	return f, d.wrap(name, err)
+}
+
+// ReadFile reads name (fs.ReadFileFS).
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	if err := d.check("read", name); err != nil {
+		return nil, err
+	}
+	b, err := fs.ReadFile(d.fsys, name)
+	return b, d.wrap(name, err)
+}
+
+// Stat returns name's file information, following symbolic links that stay
+// inside the directory (fs.StatFS).
+func (d *Dir) Stat(name string) (fs.FileInfo, error) {
+	if err := d.check("stat", name); err != nil {
+		return nil, err
+	}
+	fi, err := fs.Stat(d.fsys, name)
+	return fi, d.wrap(name, err)
+}
+
+// ReadDir lists the directory name (fs.ReadDirFS).
+func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := d.check("readdir", name); err != nil {
+		return nil, err
+	}
+	es, err := fs.ReadDir(d.fsys, name)
+	return es, d.wrap(name, err)
+}
+
+// WriteFile replaces the file name (slash-separated, relative to the
+// directory) with data, atomically: data goes to a new temporary file in
+// the same folder, which is then renamed over name. The folder is made
+// when missing (mode 0755); the file gets mode 0644 (less the umask). A
+// symbolic link at name is never written through: the rename replaces the
+// link itself, whatever its target. Errors: SUITE_PATH_OUTSIDE (a `..`, an
+// absolute path, or a folder on the way that is a symbolic link leaving
+// the directory), IO.
+func (d *Dir) WriteFile(name string, data []byte) (err error) {
+	if err := d.check("write", name); err != nil {
+		return err
+	}
+	if dir := path.Dir(name); dir != "." {
+		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			return d.ioErr("make folder of", name, err)
+		}
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(path.Dir(name), "."+path.Base(name)+"."+hex.EncodeToString(rnd[:])+".tmp")
+	// O_EXCL: a file (or a link) already at the temporary name is never
+	// reused, so nothing is written through a planted link.
+	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return d.ioErr("create a temporary file for", name, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = d.root.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return d.ioErr("write", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return d.ioErr("write", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return d.ioErr("write", name, err)
+	}
+	if err := d.root.Rename(tmp, name); err != nil {
+		return d.ioErr("rename a temporary file over", name, err)
+	}
+	return nil
+}
+
+// Remove removes the file name; a symbolic link is removed itself, never
+// its target. Errors as [Dir.WriteFile]; a missing file is fs.ErrNotExist.
+func (d *Dir) Remove(name string) error {
+	if err := d.check("remove", name); err != nil {
+		return err
+	}
+	if err := d.root.Remove(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return d.ioErr("remove", name, err)
+	}
+	return nil
+}
+
+// check refuses a name that is not a clean relative path inside the
+// directory before anything is opened.
+func (d *Dir) check(op, name string) error {
+	if fs.ValidPath(name) && !strings.Contains(name, `\`) {
+		return nil
+	}
+	if outsidePath(name) {
+		return kiterr.Wrap(kiterr.SuitePathOutside, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid},
+			"%s is not a path inside the suite %s", name, d.name)
+	}
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+}
+
+// wrap gives an error of the os.Root its stable code when name leaves the
+// directory through a symbolic link.
+func (d *Dir) wrap(name string, err error) error {
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if d.outside(name) {
+		return kiterr.Wrap(kiterr.SuitePathOutside, err, "%s leaves the suite %s through a symbolic link (refused)", name, d.name)
+	}
+	return err
+}
+
+func (d *Dir) ioErr(what, name string, err error) error {
+	if d.outside(name) {
+		return kiterr.Wrap(kiterr.SuitePathOutside, err, "%s %s: it leaves the suite %s through a symbolic link (refused)", what, name, d.name)
+	}
+	return kiterr.Wrap(kiterr.IO, err, "%s %s in the suite %s", what, name, d.name)
+}
+
+// outside reports whether name leaves the directory once its symbolic
+// links are resolved one at a time (each looked up through the root, so
+// the resolution itself never leaves it). A missing component ends the
+// resolution: what does not exist leads nowhere.
+func (d *Dir) outside(name string) bool {
+	todo := strings.Split(name, "/")
+	var at []string // resolved components, each a real folder or file inside
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(at) == 0 {
+				return true
+			}
+			at = at[:len(at)-1]
+			continue
+		}
+		next := path.Join(path.Join(at...), c)
+		fi, err := d.root.Lstat(next)
+		if err != nil {
+			return false
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			at = append(at, c)
+			continue
+		}
+		if hops++; hops > 40 {
+			return false // a loop: the root reports it
+		}
+		target, err := d.root.Readlink(next)
+		if err != nil {
+			return false
+		}
+		if filepath.IsAbs(target) || filepath.VolumeName(target) != "" || strings.HasPrefix(target, "/") || strings.HasPrefix(target, `\`) {
+			return true // an os.Root never follows an absolute link
+		}
+		todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+	}
+	return false
+}
+
+// outsidePath reports whether the slash-separated path p is one the suite
+// refuses as leaving it: absolute (or with a volume name or a backslash
+// root), or with a `..` element anywhere. Suite paths never need `..`.
+func outsidePath(p string) bool {
+	p = strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(p, "/") || filepath.VolumeName(p) != "" || (len(p) > 1 && p[1] == ':') {
+		return true
+	}
+	return slices.Contains(strings.Split(p, "/"), "..")
+}
