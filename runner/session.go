@@ -61,6 +61,10 @@ type outcome struct {
 	// the vector waits for with stdin open (0 when it expects an exit).
 	// Fail fast reads them (failfast.go).
 	lines, awaited int
+	// early counts the lines the IUT wrote while stdin was open; late
+	// lists the awaited replies that came only after stdin closed.
+	early int
+	late  []string
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -99,7 +103,8 @@ func (o *outcome) close() {
 // (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
 func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
-	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary}
+	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
+		Description: v.Description, Source: v.Source, GoldenPath: goldenPath}
 	if o.notRun {
 		r.Status = NotRun
 		return r
@@ -361,6 +366,7 @@ wait:
 		}
 	}
 	pendingAtBreak := pendingReplies(expected, sent)
+	earlyLines := nlines
 
 	stopped := make(chan proc.Exit, 1)
 	go func() { stopped <- pr.Stop(p.cfg.Grace, p.cfg.KillAfter) }()
@@ -388,7 +394,7 @@ wait:
 		return o, nil
 	}
 	pending := pendingReplies(expected, sent)
-	o.lines = nlines
+	o.lines, o.early = nlines, earlyLines
 	if !mustExit && !mayExit {
 		o.awaited = len(expected)
 	}
@@ -410,7 +416,19 @@ wait:
 	case eof && len(pending) > 0:
 		o.add(FindingStdoutClosed, ProtocolError, "the IUT closed stdout before replying to %s", strings.Join(pending, ", "))
 	case timedOut:
-		o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pendingAtBreak, ", "))
+		// A reply that is missing while stdin is open and arrives once it
+		// closes was held back by the IUT: almost always stdout buffered
+		// by its language's runtime on a pipe (Python's print without
+		// flush=True, C stdio), written only at exit.
+		o.late = arrived(pendingAtBreak, pending)
+		if len(o.late) > 0 {
+			o.add(FindingReplyAfterStdinClosed, Timeout, "no reply to %s within %s while stdin was open; it came only after conform closed stdin: "+
+				"is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)",
+				strings.Join(o.late, ", "), p.cfg.Timeout)
+		}
+		if len(pending) > 0 {
+			o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pending, ", "))
+		}
 	case ex.Stopped == "" && ex.Code != 0:
 		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)
 	}
@@ -652,6 +670,17 @@ func pendingReplies(expected map[string]bool, sent map[string]*request) []string
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// arrived returns the ids of before that are not in after (both sorted).
+func arrived(before, after []string) []string {
+	var out []string
+	for _, k := range before {
+		if _, found := slices.BinarySearch(after, k); !found {
+			out = append(out, k)
+		}
+	}
 	return out
 }
 
