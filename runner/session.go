@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -564,7 +566,7 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 		case kiterr.JSONNumberInexact:
 			code = FindingFrameInexact
 		}
-		o.add(code, ProtocolError, "%v in line %s", err, quote(ln.Data))
+		o.add(code, ProtocolError, "%v in line %s", err, quoteAt(ln.Data, errorOffset(err)))
 		return nil
 	}
 	obj, ok := v.(map[string]any)
@@ -725,13 +727,51 @@ func sortFrames(frames []any) error {
 	return nil
 }
 
-// quote renders at most 200 bytes of b as a Go-quoted string, so IUT output
-// never reaches a terminal or report unescaped.
-func quote(b []byte) string {
-	if len(b) > 200 {
-		return fmt.Sprintf("%q... (%d bytes)", b[:200], len(b))
+// maxQuoted is how many bytes of an IUT line a finding quotes.
+const maxQuoted = 200
+
+// quote renders at most maxQuoted bytes of b as a Go-quoted string, so IUT
+// output never reaches a terminal or report unescaped.
+func quote(b []byte) string { return quoteAt(b, 0) }
+
+// quoteAt is quote for a line with a fault at byte offset at: a longer
+// line is quoted around that offset, so the fault is always in view.
+func quoteAt(b []byte, at int) string {
+	if len(b) <= maxQuoted {
+		return fmt.Sprintf("%q", b)
 	}
-	return fmt.Sprintf("%q", b)
+	from := max(0, min(at-maxQuoted/4, len(b)-maxQuoted))
+	for from > 0 && !utf8.RuneStart(b[from]) {
+		from--
+	}
+	to := min(len(b), from+maxQuoted)
+	s := fmt.Sprintf("%q", b[from:to])
+	if from > 0 {
+		s = fmt.Sprintf("(%d bytes)...", from) + s
+	}
+	if to < len(b) {
+		s += fmt.Sprintf("... (%d bytes)", len(b))
+	}
+	return s
+}
+
+// errorPosition finds the byte offset a strict-reader error names ("at
+// 1:COL", or "at byte offset N"); a stdout line has no LF, so its column
+// is the offset plus one.
+var errorPosition = regexp.MustCompile(`\bat (?:1:(\d+)|byte offset (\d+))\b`)
+
+// errorOffset returns the byte offset err names, or 0.
+func errorOffset(err error) int {
+	m := errorPosition.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	if m[1] != "" {
+		n, _ := strconv.Atoi(m[1])
+		return max(0, n-1)
+	}
+	n, _ := strconv.Atoi(m[2])
+	return n
 }
 
 // env builds the IUT's environment: the caller's PATH (or the whole caller
