@@ -94,26 +94,24 @@ func constants(t *testing.T, dir, prefix string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		{
-			for _, decl := range f.Decls {
-				gd, ok := decl.(*ast.GenDecl)
-				if !ok || gd.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range gd.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, name := range vs.Names {
-						if i >= len(vs.Values) || !strings.HasPrefix(name.Name, prefix) {
-							continue
-						}
-						lit, ok := vs.Values[i].(*ast.BasicLit)
-						if !ok || lit.Kind != token.STRING {
-							continue
-						}
-						s, err := strconv.Unquote(lit.Value)
-						if err == nil && code.MatchString(s) {
-							out = append(out, s)
-						}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if i >= len(vs.Values) || !strings.HasPrefix(name.Name, prefix) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err == nil && code.MatchString(s) {
+						out = append(out, s)
 					}
 				}
 			}
