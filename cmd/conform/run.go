@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "agent-double":
 		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+helpTail)
 		return exitPass
 	}
 	fmt.Fprintf(stderr, "conform: unknown command %q\n\n%s", cmd, usage)
@@ -286,12 +286,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer closeOut()
+	progressDone := func() {}
 	if isTerminal(stderr) {
-		// One line per vector as it finishes, for people watching; logs
-		// (CI) get the report only, so no line is printed twice there.
-		cfg.Progress = func(r runner.Result) { report.Line(stderr, r) }
+		// For people watching: each vector is shown once on a terminal
+		// (terminalProgress); logs (CI) get the report only.
+		progressDone = terminalProgress(stdout, stderr, *out, &cfg)
 	}
 	rep, err := runner.Run(ctx, cfg)
+	progressDone()
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitInterrupted
@@ -581,6 +583,9 @@ func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 		fl.SetOutput(stdout)
 		fmt.Fprintf(stdout, "usage: conform %s [flags]%s\n", fl.Name(), usageTail(fl.Name()))
 		fl.PrintDefaults()
+		if fl.Name() == "run" {
+			fmt.Fprint(stdout, runHelpTail)
+		}
 		return exitPass, false
 	}
 	return usageError(stderr, fl.Name(), "%v (conform %s -h lists the flags)", err, fl.Name()), false
