@@ -63,6 +63,9 @@ type outcome struct {
 	// the vector waits for with stdin open (0 when it expects an exit).
 	// Fail fast reads them (failfast.go).
 	lines, awaited int
+	// vector is the vector as loaded for the session (with its
+	// description and source).
+	vector *suite.Vector
 	// early counts the lines the IUT wrote while stdin was open; late
 	// lists the awaited replies that came only after stdin closed.
 	early int
@@ -106,7 +109,12 @@ func (o *outcome) close() {
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
 func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
 	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
-		Description: v.Description, Source: v.Source, GoldenPath: goldenPath}
+		GoldenPath: goldenPath}
+	if full := o.vector; full != nil {
+		// The run's vector list holds ids and levels; the text is in the
+		// file as loaded for this session.
+		r.Description, r.Source = full.Description, full.Source
+	}
 	if o.notRun {
 		r.Status = NotRun
 		return r
@@ -226,7 +234,7 @@ type request struct {
 // IUT_START only; everything the IUT does is in the outcome.
 func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	v, rules, input := l.v, l.rules, l.input
-	o := &outcome{}
+	o := &outcome{vector: v}
 	if ctx.Err() != nil {
 		o.notRun = true
 		return o, nil
