@@ -184,7 +184,13 @@ func differenceFindings(ds []compare.Difference, goldenPath string, exact bool) 
 			continue
 		}
 		if len(out) < MaxFindings {
-			out = append(out, Finding{Code: d.Kind, Status: Fail, Message: clip(compare.Render(d))})
+			msg := compare.Render(d)
+			if first, _, two := strings.Cut(msg, "\n"); two && len(msg) > MaxFindingBytes {
+				// Keep the values whole rather than cut the look-alike
+				// line where the strings differ; Differences has both.
+				msg = first + " (spelled as code points in differences)"
+			}
+			out = append(out, Finding{Code: d.Kind, Status: Fail, Message: clip(msg)})
 		}
 	}
 	if n := len(compare.Normative(ds)); n > MaxFindings {
