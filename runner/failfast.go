@@ -24,6 +24,11 @@ const (
 	// FindingHostSilent (spawned mode): the host started the agent but
 	// answered none of the vector's requests, on every probe vector.
 	FindingHostSilent = "HOST_SILENT"
+	// FindingIUTRepliesAfterStdinClosed: the IUT wrote nothing while stdin
+	// was open and its replies came only once stdin closed, on every probe
+	// vector: its stdout is buffered, and every vector would wait the
+	// whole timeout.
+	FindingIUTRepliesAfterStdinClosed = "IUT_REPLIES_AFTER_STDIN_CLOSED"
 )
 
 // probeCount is how many vectors fail fast runs first.
@@ -111,6 +116,8 @@ var causeText = map[string]string{
 	FindingIUTSilent:        "the IUT never answers: it wrote nothing and answered no request within the timeout",
 	FindingAgentNotStarted:  "the host never starts the agent for a session",
 	FindingHostSilent:       "the host starts the agent but answers none of its requests",
+	FindingIUTRepliesAfterStdinClosed: "the IUT answers only once stdin closes: nothing came while it was open, so every vector would wait the whole timeout; " +
+		"flush stdout after each line",
 }
 
 // probes returns the indexes in p.vectors of the probe vectors.
@@ -170,8 +177,17 @@ func firstSubtype(lines []sendLine) string {
 
 // deadOrSilent returns the fail-fast cause a probe's result shows, with
 // the finding that shows it, or "" when the IUT took part (it wrote a
-// line, answered a request, or the vector awaited no reply).
+// line, answered a request, or the vector awaited no reply). An IUT whose
+// replies all came only after stdin closed, nothing before, is taken for a
+// buffered one (IUT_REPLIES_AFTER_STDIN_CLOSED).
 func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
+	if o != nil && p.cfg.Spawn == nil && o.awaited > 0 && o.early == 0 && len(o.late) > 0 {
+		for _, f := range r.Findings {
+			if f.Code == FindingReplyAfterStdinClosed {
+				return FindingIUTRepliesAfterStdinClosed, fmt.Sprintf("the reply to %s came only after stdin closed (%s)", strings.Join(o.late, ", "), f.Code)
+			}
+		}
+	}
 	if o == nil || o.awaited == 0 || o.lines > 0 {
 		return "", ""
 	}

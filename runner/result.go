@@ -65,6 +65,10 @@ const (
 	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
 	FindingReplyDuplicate    = "REPLY_DUPLICATE"
 	FindingReplyMissing      = "REPLY_MISSING"
+	// FindingReplyAfterStdinClosed: an awaited reply did not come within
+	// the timeout while stdin was open, and came once conform closed
+	// stdin: the IUT holds its output back (an unflushed stdout). TIMEOUT.
+	FindingReplyAfterStdinClosed = "REPLY_AFTER_STDIN_CLOSED"
 	// FindingReplyOrder: replies that expect.order puts in sequence were
 	// written in another order.
 	FindingReplyOrder      = "REPLY_ORDER"
@@ -176,6 +180,13 @@ type Result struct {
 	Exit *proc.Exit `json:"exit,omitempty"`
 	// Stderr holds the last bytes of the IUT's stderr when it did not pass.
 	Stderr string `json:"stderr,omitempty"`
+	// Description and Source are the vector's: what it checks, and the
+	// seed section or observed behaviour behind it; GoldenPath is its
+	// golden file in the suite. For printers; not in the JSON report
+	// (schemas/report.schema.json), which names the vector by Path.
+	Description string `json:"-"`
+	Source      string `json:"-"`
+	GoldenPath  string `json:"-"`
 	// summary is the actual canonical bytes (also when it passed).
 	summary []byte
 }

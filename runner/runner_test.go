@@ -99,7 +99,7 @@ func fake(behaviour string) int {
 				case "noise":
 					out.WriteString(`{"type":"system","subtype":"status","uuid":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}` + "\n")
 					out.Write(append(reply, '\n'))
-				case "reverse":
+				case "reverse", "buffered":
 					held = append(held, reply)
 				}
 			}
@@ -112,6 +112,11 @@ func fake(behaviour string) int {
 			out.Flush()
 		}
 		if err != nil {
+			// buffered: replies held until stdin closes, as an unflushed
+			// stdout on a pipe writes them at exit.
+			for _, r := range held {
+				out.Write(append(r, '\n'))
+			}
 			if behaviour == "linger" {
 				time.Sleep(time.Hour)
 			}
@@ -168,6 +173,7 @@ func TestVerdicts(t *testing.T) {
 		{"noise", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Pass}, "", 0},
 		{"wrong", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingItemAdded, 1},
 		{"silent", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Timeout}, runner.FindingReplyMissing, 1},
+		{"buffered", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Timeout}, runner.FindingReplyAfterStdinClosed, 1},
 		{"crash", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingExitEarly, 1},
 		{"segv", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Crash}, runner.FindingKilledBySignal, 1},
 		{"schema", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.SchemaViolation}, runner.FindingFrameSchema, 1},

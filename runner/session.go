@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -64,6 +66,13 @@ type outcome struct {
 	// the vector waits for with stdin open (0 when it expects an exit).
 	// Fail fast reads them (failfast.go).
 	lines, awaited int
+	// vector is the vector as loaded for the session (with its
+	// description and source).
+	vector *suite.Vector
+	// early counts the lines the IUT wrote while stdin was open; late
+	// lists the awaited replies that came only after stdin closed.
+	early int
+	late  []string
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -107,7 +116,13 @@ func (o *outcome) close() {
 // (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
 func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
-	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary}
+	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
+		GoldenPath: goldenPath}
+	if full := o.vector; full != nil {
+		// The run's vector list holds ids and levels; the text is in the
+		// file as loaded for this session.
+		r.Description, r.Source = full.Description, full.Source
+	}
 	if o.notRun {
 		r.Status = NotRun
 		return r
@@ -217,7 +232,13 @@ func differenceFindings(ds []compare.Difference, goldenPath string, exact bool) 
 			continue
 		}
 		if len(out) < MaxFindings {
-			out = append(out, Finding{Code: d.Kind, Status: Fail, Message: clip(compare.Render(d))})
+			msg := compare.Render(d)
+			if first, _, two := strings.Cut(msg, "\n"); two && len(msg) > MaxFindingBytes {
+				// Keep the values whole rather than cut the look-alike
+				// line where the strings differ; Differences has both.
+				msg = first + " (spelled as code points in differences)"
+			}
+			out = append(out, Finding{Code: d.Kind, Status: Fail, Message: clip(msg)})
 		}
 	}
 	if n := len(compare.Normative(ds)); n > MaxFindings {
@@ -267,7 +288,7 @@ type request struct {
 // IUT_START only; everything the IUT does is in the outcome.
 func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	v, rules := l.v, l.rules
-	o := &outcome{}
+	o := &outcome{vector: v}
 	if ctx.Err() != nil {
 		o.notRun = true
 		return o, nil
@@ -418,6 +439,7 @@ wait:
 		}
 	}
 	pendingAtBreak := pendingReplies(expected, sent)
+	earlyLines := nlines
 
 	stopped := make(chan proc.Exit, 1)
 	go func() { stopped <- pr.Stop(p.cfg.Grace, p.cfg.KillAfter) }()
@@ -445,7 +467,7 @@ wait:
 		return o, nil
 	}
 	pending := pendingReplies(expected, sent)
-	o.lines = nlines
+	o.lines, o.early = nlines, earlyLines
 	if !mustExit && !mayExit {
 		o.awaited = len(expected)
 	}
@@ -467,7 +489,19 @@ wait:
 	case eof && len(pending) > 0:
 		o.add(FindingStdoutClosed, ProtocolError, "the IUT closed stdout before replying to %s", strings.Join(pending, ", "))
 	case timedOut:
-		o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pendingAtBreak, ", "))
+		// A reply that is missing while stdin is open and arrives once it
+		// closes was held back by the IUT: almost always stdout buffered
+		// by its language's runtime on a pipe (Python's print without
+		// flush=True, C stdio), written only at exit.
+		o.late = arrived(pendingAtBreak, pending)
+		if len(o.late) > 0 {
+			o.add(FindingReplyAfterStdinClosed, Timeout, "no reply to %s within %s while stdin was open; it came only after conform closed stdin: "+
+				"is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)",
+				strings.Join(o.late, ", "), p.cfg.Timeout)
+		}
+		if len(pending) > 0 {
+			o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pending, ", "))
+		}
 	case ex.Stopped == "" && ex.Code != 0:
 		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)
 	}
@@ -596,7 +630,7 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 		case kiterr.JSONNumberInexact:
 			code = FindingFrameInexact
 		}
-		o.add(code, ProtocolError, "%v in line %s", err, quote(ln.Data))
+		o.add(code, ProtocolError, "%v in line %s", err, quoteAt(ln.Data, errorOffset(err)))
 		return nil
 	}
 	obj, ok := v.(map[string]any)
@@ -702,6 +736,17 @@ func pendingReplies(expected map[string]bool, sent map[string]*request) []string
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// arrived returns the ids of before that are not in after (both sorted).
+func arrived(before, after []string) []string {
+	var out []string
+	for _, k := range before {
+		if _, found := slices.BinarySearch(after, k); !found {
+			out = append(out, k)
+		}
+	}
 	return out
 }
 
@@ -814,13 +859,51 @@ func summaryBytes(id, exit string, frames []string) []byte {
 	return append(b, '}')
 }
 
-// quote renders at most 200 bytes of b as a Go-quoted string, so IUT output
-// never reaches a terminal or report unescaped.
-func quote(b []byte) string {
-	if len(b) > 200 {
-		return fmt.Sprintf("%q... (%d bytes)", b[:200], len(b))
+// maxQuoted is how many bytes of an IUT line a finding quotes.
+const maxQuoted = 200
+
+// quote renders at most maxQuoted bytes of b as a Go-quoted string, so IUT
+// output never reaches a terminal or report unescaped.
+func quote(b []byte) string { return quoteAt(b, 0) }
+
+// quoteAt is quote for a line with a fault at byte offset at: a longer
+// line is quoted around that offset, so the fault is always in view.
+func quoteAt(b []byte, at int) string {
+	if len(b) <= maxQuoted {
+		return fmt.Sprintf("%q", b)
 	}
-	return fmt.Sprintf("%q", b)
+	from := max(0, min(at-maxQuoted/4, len(b)-maxQuoted))
+	for from > 0 && !utf8.RuneStart(b[from]) {
+		from--
+	}
+	to := min(len(b), from+maxQuoted)
+	s := fmt.Sprintf("%q", b[from:to])
+	if from > 0 {
+		s = fmt.Sprintf("(%d bytes)...", from) + s
+	}
+	if to < len(b) {
+		s += fmt.Sprintf("... (%d bytes)", len(b))
+	}
+	return s
+}
+
+// errorPosition finds the byte offset a strict-reader error names ("at
+// 1:COL", or "at byte offset N"); a stdout line has no LF, so its column
+// is the offset plus one.
+var errorPosition = regexp.MustCompile(`\bat (?:1:(\d+)|byte offset (\d+))\b`)
+
+// errorOffset returns the byte offset err names, or 0.
+func errorOffset(err error) int {
+	m := errorPosition.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	if m[1] != "" {
+		n, _ := strconv.Atoi(m[1])
+		return max(0, n-1)
+	}
+	n, _ := strconv.Atoi(m[2])
+	return n
 }
 
 // env builds the IUT's environment: the caller's PATH (or the whole caller

@@ -175,6 +175,7 @@ func TestFailFast(t *testing.T) {
 		cause           string
 	}{
 		{"silent", "silent", false, runner.FindingIUTSilent},
+		{"replies only once stdin closes", "buffered", false, runner.FindingIUTRepliesAfterStdinClosed},
 		{"exits at once", "zoo-exit-at-once", false, runner.FindingIUTExitedAtStart},
 		{"host probes the version only", "spawn-host-version-only", true, runner.FindingAgentNotStarted},
 		{"host hangs", "spawn-host-hang", true, runner.FindingAgentNotStarted},

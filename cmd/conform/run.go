@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "agent-double":
 		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+helpTail)
 		return exitPass
 	}
 	fmt.Fprintf(stderr, "conform: unknown command %q\n\n%s", cmd, usage)
@@ -317,9 +317,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.ExpectFail = ef
 	}
-	// On a terminal one line per vector as it finishes; in a log (CI) a
-	// progress line every --progress, so the report is not printed twice.
-	stopProgress := watch(ctx, stderr, *progressEvery, true, &cfg)
+	// On a terminal one status line that rewrites itself and is gone
+	// before the report (terminalProgress), so each vector shows once; in
+	// a log (CI) a progress line every --progress.
+	var stopProgress func()
+	if isTerminal(stderr) {
+		stopProgress = terminalProgress(stdout, stderr, *out, &cfg)
+	} else {
+		stopProgress = watch(ctx, stderr, *progressEvery, true, &cfg)
+	}
 	rep, err := runner.Run(ctx, cfg)
 	stopProgress()
 	if err != nil {
@@ -647,6 +653,9 @@ func parseFlags(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 		fl.SetOutput(stdout)
 		fmt.Fprintf(stdout, "usage: conform %s [flags]%s\n", fl.Name(), usageTail(fl.Name()))
 		fl.PrintDefaults()
+		if fl.Name() == "run" {
+			fmt.Fprint(stdout, runHelpTail)
+		}
 		return exitPass, false
 	}
 	return usageError(stderr, fl.Name(), "%v (conform %s -h lists the flags)", err, fl.Name()), false

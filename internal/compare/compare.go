@@ -135,7 +135,12 @@ func lookAlike(g, a json.RawMessage) string {
 	if !tricky(gs) && !tricky(as) {
 		return ""
 	}
-	note := "as code points: golden " + escape(gs) + ", actual " + escape(as)
+	gr, ar := []rune(gs), []rune(as)
+	at := 0
+	for at < len(gr) && at < len(ar) && gr[at] == ar[at] {
+		at++
+	}
+	note := "as code points: golden " + escapeAround(gr, at) + ", actual " + escapeAround(ar, at)
 	if norm.NFC.String(gs) == norm.NFC.String(as) {
 		note += " (equal after Unicode NFC normalization: they differ only in normalization form)"
 	}
@@ -151,6 +156,30 @@ func tricky(s string) bool {
 		}
 	}
 	return false
+}
+
+// maxEscaped is how many code points of a string the look-alike line
+// spells whole; a longer string is spelled around the first code point
+// where the two differ.
+const maxEscaped = 80
+
+// escapeAround spells rs with escape, whole when short, else a window of
+// maxEscaped code points that starts a little before index at, so the
+// difference is always visible.
+func escapeAround(rs []rune, at int) string {
+	if len(rs) <= maxEscaped {
+		return escape(string(rs))
+	}
+	from := max(0, min(at-maxEscaped/4, len(rs)-maxEscaped))
+	to := min(len(rs), from+maxEscaped)
+	s := escape(string(rs[from:to]))
+	if from > 0 {
+		s = fmt.Sprintf("…(%d code points)…", from) + s
+	}
+	if to < len(rs) {
+		s += fmt.Sprintf("…(%d more code points)", len(rs)-to)
+	}
+	return s
 }
 
 // escape spells s as a JSON string with every character outside printable

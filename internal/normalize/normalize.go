@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -229,16 +230,34 @@ func matchPath(pattern, path string) bool {
 	return err == nil && ok
 }
 
-// summarize renders v as canonical JSON, cut to 80 bytes.
+// Bounds of [Mismatch.Value], in bytes: a value up to maxSummary bytes of
+// canonical JSON is shown whole; a longer one by its first summaryHead and
+// last summaryTail bytes, so a finding stays readable (and under the
+// runner's 1 KiB per finding) while both ends of the value are seen.
+const (
+	maxSummary  = 480
+	summaryHead = 320
+	summaryTail = 120
+)
+
+// summarize renders v as canonical JSON: whole up to maxSummary bytes,
+// else its head and tail around "…(N bytes)…", cut at rune boundaries.
 func summarize(v any) string {
 	b, err := canon.Canonical(v)
 	if err != nil {
 		return fmt.Sprintf("%v", v)
 	}
-	if len(b) > 80 {
-		return string(b[:77]) + "..."
+	if len(b) <= maxSummary {
+		return string(b)
 	}
-	return string(b)
+	head, tail := summaryHead, len(b)-summaryTail
+	for head > 0 && !utf8.RuneStart(b[head]) {
+		head--
+	}
+	for tail < len(b) && !utf8.RuneStart(b[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s…(%d of %d bytes left out)…%s", b[:head], tail-head, len(b), b[tail:])
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -497,18 +497,22 @@ func TestApplyDoesNotAliasInput(t *testing.T) {
 
 func TestMismatchSummaryAndString(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 200)
-	res := normalize.Apply(map[string]any{"v": long}, compile(t, normalize.Spec{Path: "**/v", Format: "uuid"}))
+	// A value up to 480 bytes of JSON is shown whole; a longer one by its
+	// head and tail, so the end of a long value is never hidden.
+	whole := strings.Repeat("x", 478)
+	res := normalize.Apply(map[string]any{"v": whole}, compile(t, normalize.Spec{Path: "**/v", Format: "uuid"}))
+	if diff := cmp.Diff(`"`+whole+`"`, res.Mismatches[0].Value); diff != "" {
+		t.Errorf("Value of a 480-byte value (-want +got):\n%s", diff)
+	}
+	long := strings.Repeat("x", 600) + "-END"
+	res = normalize.Apply(map[string]any{"v": long}, compile(t, normalize.Spec{Path: "**/v", Format: "uuid"}))
 	if len(res.Mismatches) != 1 {
 		t.Fatalf("Mismatches = %v, want 1", res.Mismatches)
 	}
 	m := res.Mismatches[0]
-	wantValue := `"` + strings.Repeat("x", 76) + "..."
+	wantValue := `"` + strings.Repeat("x", 319) + "…(166 of 606 bytes left out)…" + strings.Repeat("x", 115) + `-END"`
 	if diff := cmp.Diff(wantValue, m.Value); diff != "" {
 		t.Errorf("Value summary (-want +got):\n%s", diff)
-	}
-	if len(m.Value) != 80 {
-		t.Errorf("len(Value) = %d, want 80", len(m.Value))
 	}
 	want := `/v: ` + wantValue + ` is not uuid (normalizer "**/v")`
 	if diff := cmp.Diff(want, m.String()); diff != "" {

@@ -246,7 +246,9 @@ func TestJSONValidatesAgainstSchema(t *testing.T) {
 				}
 				return string(b)
 			})
-			opts := cmp.Options{cmpopts.IgnoreUnexported(runner.Result{}), cmpopts.EquateEmpty(), compact}
+			// Description, Source and GoldenPath are for printers only.
+			printerOnly := cmpopts.IgnoreFields(runner.Result{}, "Description", "Source", "GoldenPath")
+			opts := cmp.Options{cmpopts.IgnoreUnexported(runner.Result{}), printerOnly, cmpopts.EquateEmpty(), compact}
 			if diff := cmp.Diff(r, &back, opts); diff != "" {
 				t.Errorf("JSON round trip mismatch (-want +got):\n%s", diff)
 			}
@@ -579,3 +581,57 @@ func TestTextWriteError(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestTextFailingBlock: a failing vector's block says what the vector
+// checks and where its rule comes from, lists only the differences that
+// fail conformance (the allowed ones with -v), and ends with the sections
+// of docs/findings.md that explain its findings.
+func TestTextFailingBlock(t *testing.T) {
+	t.Parallel()
+	res := runner.Result{ID: "mcp-toggle-unknown-server", Level: "required", Status: runner.Fail,
+		Path: "vectors/v1/agent/mcp-toggle-unknown-server.json", GoldenPath: "golden/v1/mcp-toggle-unknown-server.json",
+		Description: "mcp_toggle of a server that does not exist is refused.", Source: "observed CLI " + esc + "2.1.332",
+		Findings: []runner.Finding{
+			{Code: compare.MemberAbsent, Status: runner.Fail, Message: "restated below"},
+			{Code: runner.FindingParityDiffers, Message: "a note"},
+		},
+		Differences: []compare.Difference{
+			{Frame: `control_response "req-1"`, Pointer: "/response/error_code", Kind: compare.MemberAbsent, Golden: []byte(`"x"`), Normative: true},
+			{Frame: `control_response "req-1"`, Pointer: "/response/error", Kind: compare.ValueChanged,
+				Golden: []byte(`"Server not found: nope"`), Actual: []byte(`"no server nope"`), Rule: "free text"},
+		},
+	}
+	rep := recount(&runner.Report{Suite: fullReport().Suite, Implementation: fullReport().Implementation, Results: []runner.Result{res}})
+	for _, tc := range []struct {
+		verbose  bool
+		want     []string
+		wantNone []string
+	}{
+		{false, []string{
+			"    vector: vectors/v1/agent/mcp-toggle-unknown-server.json: mcp_toggle of a server that does not exist is refused.\n",
+			"    source: observed CLI \uFFFD[31m2.1.332\n",
+			"    differences from the golden summary golden/v1/mcp-toggle-unknown-server.json (1 failing conformance, 1 allowed: -v lists them):\n",
+			`      control_response "req-1" /response/error_code: golden "x", actual has nothing [MEMBER_ABSENT]` + "\n",
+			"    see: docs/findings.md#member_absent\n",
+		}, []string{"restated below", "a note", `"no server nope"`}},
+		{true, []string{
+			"(1 failing conformance, 1 allowed):\n",
+			`actual "no server nope" [VALUE_CHANGED, allowed] (free text)`,
+		}, []string{"restated below"}},
+	} {
+		var b bytes.Buffer
+		if err := report.Text(&b, rep, tc.verbose); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("verbose %v: report lacks %q:\n%s", tc.verbose, w, b.String())
+			}
+		}
+		for _, w := range tc.wantNone {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("verbose %v: report has %q:\n%s", tc.verbose, w, b.String())
+			}
+		}
+	}
+}

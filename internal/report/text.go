@@ -36,6 +36,10 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		if res.Reason != "" {
 			fmt.Fprintf(ew, "    reason: %s\n", res.Reason)
 		}
+		failing := res.Status != runner.Pass && res.Status != runner.XFail
+		if failing {
+			vectorLines(ew, res)
+		}
 		showDiffs := len(res.Differences) > 0 && (res.Status != runner.XFail || verbose)
 		for _, f := range res.Findings {
 			if showDiffs && isDifference(f.Code) {
@@ -44,13 +48,13 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 			fmt.Fprintf(ew, "    %s: %s\n", f.Code, sanitize(f.Message))
 		}
 		if showDiffs {
-			fmt.Fprintf(ew, "    differences from the golden summary (%s):\n", differenceCounts(res.Differences))
-			for _, d := range res.Differences {
-				fmt.Fprintf(ew, "%s", indent(sanitize(compare.Render(d)), "      "))
-			}
+			differences(ew, res, verbose)
 		}
 		if res.Stderr != "" && res.Status != runner.XFail {
 			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
+		}
+		if see := docLinks(res); failing && see != "" {
+			fmt.Fprintf(ew, "    see: %s\n", see)
 		}
 	}
 	for _, p := range r.Problems {
@@ -64,7 +68,8 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		fmt.Fprintf(ew, "\nSTALE expected-failure entry %q names no vector that can fail (unknown or informational)\n", id)
 	}
 	if r.Preflight != nil {
-		fmt.Fprintf(ew, "\nPREFLIGHT FAILED: %s: %s\n", r.Preflight.ID, sanitize(r.Preflight.Findings[len(r.Preflight.Findings)-1].Message))
+		last := r.Preflight.Findings[len(r.Preflight.Findings)-1]
+		fmt.Fprintf(ew, "\nPREFLIGHT FAILED: %s: %s\n    see: %s\n", r.Preflight.ID, sanitize(last.Message), DocLink(last.Code))
 	}
 	fmt.Fprintln(ew)
 	Summary(ew, r)
@@ -122,11 +127,86 @@ func isDifference(code string) bool {
 	return false
 }
 
-// differenceCounts says how many differences fail conformance and how many
-// the protocol allows.
-func differenceCounts(ds []compare.Difference) string {
-	n := len(compare.Normative(ds))
-	return fmt.Sprintf("%d fail conformance, %d allowed", n, len(ds)-n)
+// differences lists a result's differences from its golden summary: every
+// one with verbose, else those that fail conformance and a count of the
+// allowed ones (which only exact parity minds).
+func differences(w io.Writer, res runner.Result, verbose bool) {
+	normative := compare.Normative(res.Differences)
+	allowed := len(res.Differences) - len(normative)
+	golden := "the golden summary"
+	if res.GoldenPath != "" {
+		golden += " " + res.GoldenPath
+	}
+	if !verbose && len(normative) == 0 {
+		fmt.Fprintf(w, "    %d allowed %s from %s (-v lists them)\n", allowed, plural(allowed, "difference", "differences"), golden)
+		return
+	}
+	counts := fmt.Sprintf("%d failing conformance, %d allowed", len(normative), allowed)
+	shown := res.Differences
+	if !verbose {
+		shown = normative
+		if allowed > 0 {
+			counts += ": -v lists them"
+		}
+	}
+	fmt.Fprintf(w, "    differences from %s (%s):\n", golden, counts)
+	for _, d := range shown {
+		fmt.Fprintf(w, "%s", indent(sanitize(compare.Render(d)), "      "))
+	}
+}
+
+// vectorLines says what a failing vector checks and where the rule comes
+// from: its file, description and source.
+func vectorLines(w io.Writer, res runner.Result) {
+	if res.Path == "" {
+		return
+	}
+	if res.Description != "" {
+		fmt.Fprintf(w, "    vector: %s: %s\n", res.Path, sanitize(res.Description))
+	} else {
+		fmt.Fprintf(w, "    vector: %s\n", res.Path)
+	}
+	if res.Source != "" {
+		fmt.Fprintf(w, "    source: %s\n", sanitize(res.Source))
+	}
+}
+
+// FindingsDoc is the document, relative to the repository root, with one
+// section per finding code: what it means, its usual causes, how to fix
+// it and the rule behind it.
+const FindingsDoc = "docs/findings.md"
+
+// DocLink returns where a finding code is explained: FindingsDoc and the
+// anchor of its section (the code in lower case, as GitHub makes anchors
+// from headings).
+func DocLink(code string) string { return FindingsDoc + "#" + strings.ToLower(code) }
+
+// docLinks lists, once each, the sections that explain a failing result:
+// its findings that decide a status and the kinds of its differences that
+// fail conformance.
+func docLinks(res runner.Result) string {
+	var codes []string
+	add := func(c string) {
+		for _, x := range codes {
+			if x == c {
+				return
+			}
+		}
+		codes = append(codes, c)
+	}
+	for _, f := range res.Findings {
+		if f.Status != "" && f.Status != runner.Invalid {
+			add(f.Code)
+		}
+	}
+	for _, d := range compare.Normative(res.Differences) {
+		add(d.Kind)
+	}
+	links := make([]string, len(codes))
+	for i, c := range codes {
+		links[i] = DocLink(c)
+	}
+	return strings.Join(links, ", ")
 }
 
 // VerdictLine is the last line of a text report: the verdict, the IUT, the

@@ -1,0 +1,421 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/conform-kit/conform/internal/canon"
+)
+
+// The tutorial, docs/first-implementation.md, is run as a script so that it
+// cannot rot. Its fenced blocks follow these conventions (the tutorial's
+// last section says the same for its readers):
+//
+//   - ```python step=N: an excerpt of examples/python/agent.py that the
+//     reader adds in step N. A line "# ..." stands for lines a later step
+//     adds there. Together the excerpts are the whole file, each line in
+//     exactly one (blank lines aside), so the page shows every line of the
+//     example and the example is what the page builds.
+//   - ```sh tutorial: commands, one per line, run in order with bash in one
+//     working directory, where my-agent/agent.py is the agent as of the
+//     latest step shown above the block (its excerpts of steps up to N),
+//     examples/ is the clone's and conform is on PATH. A command must exit
+//     0, or the status its trailing comment names ("# exits 1").
+//   - ```text right after a sh tutorial block: what the block's last command
+//     prints on stdout. Each line must appear in that output, in order;
+//     a line "..." stands for any lines. Durations "(12 ms)" and the suite
+//     digest may differ.
+//   - ```json frames: each line is a frame that some vector sends or some
+//     golden file holds (compared in canonical form, member order free).
+const tutorialDoc = "docs/first-implementation.md"
+
+// tutorialAgent is the example the python excerpts come from, and
+// tutorialAgentPath where the commands find the reader's copy of it.
+const (
+	tutorialAgent     = "examples/python/agent.py"
+	tutorialAgentPath = "my-agent/agent.py"
+)
+
+// block is one fenced block of the tutorial.
+type block struct {
+	info  []string // the info string's fields: language, then attributes
+	lines []string
+	line  int // where the block's first line is in the document (from 1)
+}
+
+// attr returns the value of the attribute key=value, or "".
+func (b block) attr(key string) string {
+	for _, f := range b.info[min(1, len(b.info)):] {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (b block) is(lang string, flag string) bool {
+	if len(b.info) == 0 || b.info[0] != lang {
+		return false
+	}
+	if flag == "" {
+		return true
+	}
+	for _, f := range b.info[1:] {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// fencedBlocks returns the fenced blocks of a Markdown document (fences of
+// three backticks at the start of a line).
+func fencedBlocks(t *testing.T, doc string) []block {
+	t.Helper()
+	var out []block
+	var cur *block
+	for i, line := range strings.Split(doc, "\n") {
+		if !strings.HasPrefix(line, "```") {
+			if cur != nil {
+				cur.lines = append(cur.lines, line)
+			}
+			continue
+		}
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+			continue
+		}
+		cur = &block{info: strings.Fields(strings.TrimPrefix(line, "```")), line: i + 2}
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: fenced block is not closed", tutorialDoc, cur.line-1)
+	}
+	return out
+}
+
+// TestTutorial runs docs/first-implementation.md: its excerpts rebuild the
+// example agent step by step, and its commands run against each step and
+// print what the page says they print.
+func TestTutorial(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "python3", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the tutorial needs %s: %v (CI stage 58-first-implementation runs this test and fails if it skips)", tool, err)
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, tutorialDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := os.ReadFile(filepath.Join(root, tutorialAgent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := fencedBlocks(t, string(doc))
+	checkFrames(t, root, blocks)
+	steps, err := agentSteps(string(agent), blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := tutorialScript(t, blocks, steps)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tutorial.txtar")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goEnv := map[string]string{}
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		goEnv[[]string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT"}[i]] = v
+	}
+	testscript.Run(t, testscript.Params{
+		Files: []string{file},
+		Setup: func(env *testscript.Env) error {
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
+			// The Go example has no dependencies: nothing is downloaded.
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("GOPROXY", "off")
+			env.Setenv("GOFLAGS", "")
+			return os.Symlink(filepath.Join(root, "examples"), filepath.Join(env.WorkDir, "examples"))
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"shows": cmdShows,
+		},
+	})
+}
+
+// checkFrames checks that every line of the ```json frames blocks is a
+// frame of the suite: one a vector sends or a golden file holds.
+func checkFrames(t *testing.T, root string, blocks []block) {
+	t.Helper()
+	known := map[string]bool{}
+	add := func(v any) {
+		if b, err := canon.Canonical(v); err == nil {
+			known[string(b)] = true
+		}
+	}
+	for _, pattern := range []string{"vectors/v1/*/*.json", "golden/v1/*.json", "golden/v1/host/*.json"} {
+		files, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no suite files match %s: %v", pattern, err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := canon.Parse(b)
+			if err != nil {
+				continue
+			}
+			obj, _ := v.(map[string]any)
+			if frames, ok := obj["frames"].([]any); ok {
+				for _, fr := range frames {
+					add(fr)
+				}
+			}
+			send, _ := obj["send"].([]any)
+			for _, s := range send {
+				item, _ := s.(map[string]any)
+				if fr, ok := item["frame"]; ok {
+					add(fr)
+				}
+			}
+		}
+	}
+	n := 0
+	for _, b := range blocks {
+		if !b.is("json", "frames") {
+			continue
+		}
+		for i, line := range b.lines {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			n++
+			v, err := canon.Parse([]byte(line))
+			if err != nil {
+				t.Errorf("%s:%d: not JSON: %v", tutorialDoc, b.line+i, err)
+				continue
+			}
+			c, _ := canon.Canonical(v)
+			if !known[string(c)] {
+				t.Errorf("%s:%d: frame %s is in no v1 vector or golden file", tutorialDoc, b.line+i, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("%s has no ```json frames block", tutorialDoc)
+	}
+}
+
+// agentSteps rebuilds the example from the page's excerpts: it returns the
+// file as of each step (index N: the lines of steps up to N), or an error
+// when an excerpt is not in the file or some line of the file is in no
+// excerpt.
+func agentSteps(agent string, blocks []block) (map[int]string, error) {
+	lines := strings.Split(strings.TrimSuffix(agent, "\n"), "\n")
+	step := make([]int, len(lines)) // 0: not claimed by any excerpt
+	last := 0
+	for _, b := range blocks {
+		if !b.is("python", "") {
+			continue
+		}
+		n, err := strconv.Atoi(b.attr("step"))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s:%d: a python block needs step=N (N from 1)", tutorialDoc, b.line-1)
+		}
+		last = max(last, n)
+		// Segments separated by "# ..." lines, each contiguous in the file,
+		// in order.
+		var segs [][]string
+		cur := []string{}
+		for _, l := range trimBlank(b.lines) {
+			if strings.HasPrefix(strings.TrimSpace(l), "# ...") {
+				segs = append(segs, trimBlank(cur))
+				cur = []string{}
+				continue
+			}
+			cur = append(cur, l)
+		}
+		segs = append(segs, trimBlank(cur))
+		from := 0
+		for _, seg := range segs {
+			if len(seg) == 0 {
+				continue
+			}
+			at := find(lines, step, seg, from)
+			if at < 0 {
+				return nil, fmt.Errorf("%s:%d: this excerpt of step %d is not in %s (or overlaps another):\n%s", tutorialDoc, b.line-1, n, tutorialAgent, strings.Join(seg, "\n"))
+			}
+			for i := range seg {
+				step[at+i] = n
+			}
+			from = at + len(seg)
+		}
+	}
+	if last == 0 {
+		return nil, fmt.Errorf("%s has no ```python step=N excerpts", tutorialDoc)
+	}
+	var missing []string
+	for i, l := range lines {
+		if step[i] == 0 && strings.TrimSpace(l) != "" {
+			missing = append(missing, fmt.Sprintf("%s:%d: %s", tutorialAgent, i+1, l))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("lines of %s the page never shows (add them to an excerpt):\n%s", tutorialAgent, strings.Join(missing, "\n"))
+	}
+	out := map[int]string{}
+	for n := 1; n <= last; n++ {
+		var b strings.Builder
+		for i, l := range lines {
+			if step[i] <= n {
+				b.WriteString(l + "\n")
+			}
+		}
+		out[n] = b.String()
+	}
+	return out, nil
+}
+
+// find returns where seg occurs in lines, at or after from, on lines no
+// excerpt claimed yet; -1 when nowhere.
+func find(lines []string, claimed []int, seg []string, from int) int {
+next:
+	for at := from; at+len(seg) <= len(lines); at++ {
+		for i, l := range seg {
+			if lines[at+i] != l || claimed[at+i] != 0 {
+				continue next
+			}
+		}
+		return at
+	}
+	return -1
+}
+
+func trimBlank(ls []string) []string {
+	for len(ls) > 0 && strings.TrimSpace(ls[0]) == "" {
+		ls = ls[1:]
+	}
+	for len(ls) > 0 && strings.TrimSpace(ls[len(ls)-1]) == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// exitComment is a command's expected exit status, "# exits 1".
+var exitComment = regexp.MustCompile(`#\s*exits (\d+)\b`)
+
+// tutorialScript turns the page's commands into a testscript: before the
+// commands of a step, the reader's agent.py becomes that step's file; each
+// command runs through bash with its expected exit status checked; a text
+// block after it is checked with shows.
+func tutorialScript(t *testing.T, blocks []block, steps map[int]string) string {
+	t.Helper()
+	var script, files strings.Builder
+	script.WriteString("# generated by TestTutorial from " + tutorialDoc + "\nmkdir my-agent\n")
+	for n := 1; n <= len(steps); n++ {
+		fmt.Fprintf(&files, "-- step%d/agent.py --\n%s", n, steps[n])
+	}
+	step, written, commands := 0, 0, 0
+	for i, b := range blocks {
+		if b.is("python", "") {
+			n, _ := strconv.Atoi(b.attr("step"))
+			step = max(step, n)
+			continue
+		}
+		if !b.is("sh", "tutorial") {
+			continue
+		}
+		if step != written && step > 0 {
+			fmt.Fprintf(&script, "cp step%d/agent.py %s\n", step, tutorialAgentPath)
+			written = step
+		}
+		for j, line := range b.lines {
+			cmd := strings.TrimSpace(line)
+			if cmd == "" || strings.HasPrefix(cmd, "#") {
+				continue
+			}
+			want := 0
+			if m := exitComment.FindStringSubmatch(cmd); m != nil {
+				want, _ = strconv.Atoi(m[1])
+			}
+			commands++
+			name := fmt.Sprintf("command%d.sh", commands)
+			fmt.Fprintf(&script, "\n# %s:%d: %s\nexec bash %s\n", tutorialDoc, b.line+j, cmd, name)
+			fmt.Fprintf(&files, "-- %s --\n%s\ns=$?; if [ $s -ne %d ]; then echo \"exit status $s, want %d\" >&2; exit 1; fi\n", name, cmd, want, want)
+		}
+		if i+1 < len(blocks) && blocks[i+1].is("text", "") {
+			name := fmt.Sprintf("shown%d.txt", blocks[i+1].line)
+			fmt.Fprintf(&script, "shows %s %s:%d\n", name, tutorialDoc, blocks[i+1].line)
+			fmt.Fprintf(&files, "-- %s --\n%s\n", name, strings.Join(blocks[i+1].lines, "\n"))
+		}
+	}
+	if commands == 0 {
+		t.Fatalf("%s has no ```sh tutorial commands", tutorialDoc)
+	}
+	return script.String() + files.String()
+}
+
+// variable parts of conform's output that a page cannot fix.
+var (
+	durations = regexp.MustCompile(`\(\d+ ms\)`)
+	digests   = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+)
+
+func normalizeShown(s string) string {
+	s = durations.ReplaceAllString(s, "(N ms)")
+	s = digests.ReplaceAllString(s, "sha256:DIGEST")
+	return strings.TrimRight(s, " \t\r")
+}
+
+// cmdShows is the testscript command "shows FILE WHERE": every line of FILE
+// but "..." is a line of the last command's stdout, in order.
+func cmdShows(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: shows FILE WHERE")
+	}
+	var got []string
+	for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		got = append(got, normalizeShown(l))
+	}
+	at := 0
+	for _, want := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		want = normalizeShown(want)
+		if want == "" || want == "..." {
+			continue
+		}
+		for at < len(got) && got[at] != want {
+			at++
+		}
+		if at == len(got) {
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "%s shows a line the command does not print (or not in this order):\n  %s\nit printed:\n", args[1], want)
+			for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
+				fmt.Fprintf(&b, "  %s\n", l)
+			}
+			ts.Fatalf("%s", b.String())
+		}
+		at++
+	}
+}
