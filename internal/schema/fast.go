@@ -1,0 +1,1065 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The fast path: a second evaluator of a compiled schema that answers only
+// "is v valid?", exactly as the library would, without building error trees.
+// The library allocates about 20 KiB per control frame, most of it for errors
+// of oneOf and if branches that are thrown away (bench/README.md); this
+// evaluator allocates nothing on the paths the suite's schemas take.
+//
+// It is used only to decide "valid" ([Schema.Validate]): when it says
+// invalid, the library validates the instance again and its violations are
+// the verdict. Inside the evaluator both answers are exact, since not, oneOf
+// and if need both.
+//
+// Exactness rests on three rules:
+//   - A node whose schema sets any assertion the evaluator does not
+//     implement (contains, dependentSchemas, unevaluatedProperties, content*,
+//     draft-2019-or-older items, extensions, or any field a newer library
+//     adds) is a library node: the library validates v against that
+//     subschema on its own. A subschema's validity does not depend on where
+//     it is reached from unless dynamic scope or a cycle is involved, which
+//     the next two rules exclude.
+//   - No fast path is built when a $dynamicRef or $recursiveRef is reachable
+//     from the root (its target depends on the path taken to it).
+//   - No fast path is built when the schema graph has an in-place cycle (a
+//     schema that reaches itself through $ref, allOf, anyOf, oneOf, not, if,
+//     then or else without descending into the instance): the library
+//     reports such a cycle as a violation, while a naive evaluator would not
+//     end.
+//
+// Keywords follow the library's own semantics (v6.0.3 validator.go): type
+// "integer" accepts a number whose value is an integer (1.0), const and enum
+// compare numbers by value, minLength and maxLength count code points, format
+// calls the library's own format function, pattern its compiled regexp.
+//
+// Two shortcuts skip work whose outcome is known:
+//   - oneOf and anyOf branches that pin one member to distinct string consts
+//     (Message's "type", PermissionResultBody's "behavior") are indexed by
+//     that const: when the instance is an object with that member, a branch
+//     pinned to another value (or to a string while the member is not one)
+//     is certainly invalid and is not evaluated.
+//   - allOf entries of the form {"if": <member path pinned to a string
+//     const>, "then": ...} (ControlRequest's 21 subtype rules) share one walk
+//     of the path: only the entry whose const matches has its "then"
+//     evaluated.
+type fastNode struct {
+	s *jsonschema.Schema
+	// lib: validate with the library (see above).
+	lib bool
+	// boolean: 1 for the schema true, -1 for false, 0 otherwise.
+	boolean int8
+
+	types    typeMask // 0: no type keyword
+	constV   *any
+	constStr *string // constV when it is a string
+	enum     []any
+	format   *jsonschema.Format
+
+	ref   *fastNode
+	not   *fastNode
+	allOf []*fastNode
+	// ifGroups are allOf entries taken over by a shared path walk.
+	ifGroups []*ifGroup
+	anyOf    *choice
+	oneOf    *choice
+	ifN      *fastNode
+	thenN    *fastNode
+	elseN    *fastNode
+
+	// object
+	minProps, maxProps int // -1: none
+	required           []string
+	props              []fastProp // pinned (const/enum) members first
+	propIndex          map[string]*fastNode
+	patternProps       []fastPattern
+	// additional: nil none; addFalse forbids other members; else a schema.
+	additional *fastNode
+	addFalse   bool
+	hasObject  bool
+
+	// array
+	minItems, maxItems int // -1: none
+	unique             bool
+	prefix             []*fastNode
+	items              *fastNode
+	hasArray           bool
+
+	// string
+	minLen, maxLen int // -1: none
+	pattern        jsonschema.Regexp
+	hasString      bool
+
+	// number
+	minimum, maximum, exclMin, exclMax, multipleOf *big.Rat
+	hasNumber                                      bool
+}
+
+type fastProp struct {
+	name string
+	n    *fastNode
+}
+
+type fastPattern struct {
+	re jsonschema.Regexp
+	n  *fastNode
+}
+
+// choice is a oneOf or anyOf, with its branches indexed by the string const
+// they pin member key to, when at least two do.
+type choice struct {
+	branches []*fastNode
+	key      string
+	byConst  map[string][]int // branch indexes, in order
+	unpinned []int            // branches without a const for key, in order
+}
+
+// ifGroup is a set of allOf entries {"if": P == c_i, "then": T_i} that test
+// the same member path P (with the same required flags) against distinct
+// string consts c_i.
+type ifGroup struct {
+	path     []string
+	required []bool // required[i]: level i's "required" names path[i]
+	thens    map[string][]*fastNode
+	all      []*fastNode // every then, for instances where every if holds
+}
+
+type typeMask uint8
+
+const (
+	tNull typeMask = 1 << iota
+	tBool
+	tNumber
+	tInteger
+	tString
+	tArray
+	tObject
+)
+
+var typeNames = map[string]typeMask{
+	"null": tNull, "boolean": tBool, "number": tNumber, "integer": tInteger,
+	"string": tString, "array": tArray, "object": tObject,
+}
+
+// handled are the exported fields of jsonschema.Schema the evaluator
+// implements; annotations assert nothing. A non-zero field in
+// neither set makes the node a library node.
+var handled = map[string]bool{
+	"Bool": true, "Ref": true, "Types": true, "Enum": true, "Const": true,
+	"Not": true, "AllOf": true, "AnyOf": true, "OneOf": true, "If": true,
+	"Then": true, "Else": true, "Format": true,
+	"MaxProperties": true, "MinProperties": true, "Required": true,
+	"Properties": true, "PatternProperties": true, "AdditionalProperties": true,
+	"MinItems": true, "MaxItems": true, "UniqueItems": true,
+	"PrefixItems": true, "Items2020": true,
+	"MinLength": true, "MaxLength": true, "Pattern": true,
+	"Maximum": true, "Minimum": true, "ExclusiveMaximum": true,
+	"ExclusiveMinimum": true, "MultipleOf": true,
+}
+
+// annotations are the exported fields of jsonschema.Schema that assert
+// nothing about an instance.
+var annotations = map[string]bool{
+	"DraftVersion": true, "Location": true, "ID": true, "Anchor": true,
+	"DynamicAnchor": true, "RecursiveAnchor": true, "Title": true,
+	"Description": true, "Default": true, "Comment": true, "ReadOnly": true,
+	"WriteOnly": true, "Examples": true, "Deprecated": true,
+}
+
+// inPlace are the fields whose subschemas apply to the instance itself
+// (not to a member or an item): the edges of an in-place cycle.
+var inPlace = map[string]bool{
+	"Ref": true, "Not": true, "AllOf": true, "AnyOf": true, "OneOf": true,
+	"If": true, "Then": true, "Else": true, "DependentSchemas": true,
+	"Dependencies": true, "RecursiveRef": true, "DynamicRef": true,
+}
+
+// fastBuilder compiles library schemas into fast nodes, sharing nodes
+// between the roots of one [Set].
+type fastBuilder struct {
+	nodes map[*jsonschema.Schema]*fastNode
+}
+
+// build returns the fast evaluator for root, or nil when none is sound
+// (see the rules above) or when root itself would be a library node.
+func (b *fastBuilder) build(root *jsonschema.Schema) *fastNode {
+	if !sound(root) {
+		return nil
+	}
+	if b.nodes == nil {
+		b.nodes = map[*jsonschema.Schema]*fastNode{}
+	}
+	n := b.node(root)
+	if n.lib {
+		return nil
+	}
+	return n
+}
+
+func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
+	if n, ok := b.nodes[s]; ok {
+		return n
+	}
+	n := &fastNode{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	b.nodes[s] = n
+	if s.DraftVersion < 2020 || !implemented(s) {
+		n.lib = true
+		return n
+	}
+	if s.Bool != nil {
+		n.boolean = -1
+		if *s.Bool {
+			n.boolean = 1
+		}
+		return n
+	}
+	if s.Types != nil {
+		for _, t := range s.Types.ToStrings() {
+			n.types |= typeNames[t]
+		}
+	}
+	if s.Const != nil {
+		n.constV = s.Const
+		if str, ok := (*s.Const).(string); ok {
+			n.constStr = &str
+		}
+	}
+	if s.Enum != nil {
+		n.enum = s.Enum.Values
+		if n.enum == nil {
+			n.enum = []any{}
+		}
+	}
+	n.format = s.Format
+	if s.Ref != nil {
+		n.ref = b.node(s.Ref)
+	}
+	if s.Not != nil {
+		n.not = b.node(s.Not)
+	}
+	n.allOf, n.ifGroups = b.allOf(s.AllOf)
+	if len(s.AnyOf) > 0 {
+		n.anyOf = b.choice(s.AnyOf)
+	}
+	if len(s.OneOf) > 0 {
+		n.oneOf = b.choice(s.OneOf)
+	}
+	if s.If != nil {
+		n.ifN = b.node(s.If)
+		if s.Then != nil {
+			n.thenN = b.node(s.Then)
+		}
+		if s.Else != nil {
+			n.elseN = b.node(s.Else)
+		}
+	}
+	// object
+	if s.MinProperties != nil {
+		n.minProps = *s.MinProperties
+	}
+	if s.MaxProperties != nil {
+		n.maxProps = *s.MaxProperties
+	}
+	n.required = s.Required
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	n.propIndex = make(map[string]*fastNode, len(names))
+	for _, k := range names {
+		p := b.node(s.Properties[k])
+		n.props = append(n.props, fastProp{k, p})
+		n.propIndex[k] = p
+	}
+	// Members pinned by const or enum fail fastest: check them first.
+	slices.SortStableFunc(n.props, func(x, y fastProp) int {
+		return pinRank(x.n) - pinRank(y.n)
+	})
+	for re, sub := range s.PatternProperties {
+		n.patternProps = append(n.patternProps, fastPattern{re, b.node(sub)})
+	}
+	slices.SortFunc(n.patternProps, func(x, y fastPattern) int {
+		return cmpString(x.re.String(), y.re.String())
+	})
+	switch a := s.AdditionalProperties.(type) {
+	case bool:
+		n.addFalse = !a
+		if a {
+			n.additional = b.node(trueSchema)
+		}
+	case *jsonschema.Schema:
+		n.additional = b.node(a)
+	}
+	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.props) > 0 ||
+		len(n.patternProps) > 0 || n.additional != nil || n.addFalse
+	// array
+	if s.MinItems != nil {
+		n.minItems = *s.MinItems
+	}
+	if s.MaxItems != nil {
+		n.maxItems = *s.MaxItems
+	}
+	n.unique = s.UniqueItems
+	for _, p := range s.PrefixItems {
+		n.prefix = append(n.prefix, b.node(p))
+	}
+	if s.Items2020 != nil {
+		n.items = b.node(s.Items2020)
+	}
+	n.hasArray = n.minItems >= 0 || n.maxItems >= 0 || n.unique || len(n.prefix) > 0 || n.items != nil
+	// string
+	if s.MinLength != nil {
+		n.minLen = *s.MinLength
+	}
+	if s.MaxLength != nil {
+		n.maxLen = *s.MaxLength
+	}
+	n.pattern = s.Pattern
+	n.hasString = n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil
+	// number
+	n.minimum, n.maximum, n.exclMin, n.exclMax, n.multipleOf = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum, s.MultipleOf
+	n.hasNumber = n.minimum != nil || n.maximum != nil || n.exclMin != nil || n.exclMax != nil || n.multipleOf != nil
+	return n
+}
+
+// trueSchema stands for "additionalProperties": true, which asserts nothing.
+var trueSchema = func() *jsonschema.Schema {
+	t := true
+	return &jsonschema.Schema{Bool: &t, DraftVersion: 2020}
+}()
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func pinRank(n *fastNode) int {
+	if !n.lib && (n.constV != nil || n.enum != nil) {
+		return 0
+	}
+	return 1
+}
+
+// implemented reports whether s sets no exported field outside handled and
+// annotations, and no draft-2019 items form.
+func implemented(s *jsonschema.Schema) bool {
+	v := reflect.ValueOf(s).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || annotations[f.Name] || handled[f.Name] {
+			continue
+		}
+		if !v.Field(i).IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// choice builds a oneOf or anyOf with its const index.
+func (b *fastBuilder) choice(branches []*jsonschema.Schema) *choice {
+	c := &choice{}
+	for _, s := range branches {
+		c.branches = append(c.branches, b.node(s))
+	}
+	pins := make([]map[string]string, len(branches))
+	keys := map[string]int{}
+	for i, s := range branches {
+		pins[i] = pinned(s)
+		for k := range pins[i] {
+			keys[k]++
+		}
+	}
+	// The key: the member most branches pin (at least two), then by name.
+	best := ""
+	for k, cnt := range keys {
+		if cnt >= 2 && (best == "" || cnt > keys[best] || cnt == keys[best] && k < best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return c
+	}
+	c.key, c.byConst = best, map[string][]int{}
+	for i := range branches {
+		if v, ok := pins[i][best]; ok {
+			c.byConst[v] = append(c.byConst[v], i)
+		} else {
+			c.unpinned = append(c.unpinned, i)
+		}
+	}
+	return c
+}
+
+// pinned returns the members a schema pins to a string const through
+// "properties": {"<k>": {"const": "<string>"}}, on the schema itself or on
+// any node of its $ref chain (all of which apply to the instance). For an
+// object instance that has member k, a value other than that string fails
+// the schema.
+func pinned(s *jsonschema.Schema) map[string]string {
+	out := map[string]string{}
+	bad := map[string]bool{}
+	for seen := 0; s != nil && seen <= 32; seen++ {
+		if s.DraftVersion < 2020 {
+			return nil // before 2019-09, $ref hides its siblings
+		}
+		for k, p := range s.Properties {
+			if p != nil && p.Const != nil {
+				if c, ok := (*p.Const).(string); ok {
+					if prev, dup := out[k]; dup && prev != c {
+						bad[k] = true // contradictory: never matches; leave it unindexed
+					}
+					out[k] = c
+				}
+			}
+		}
+		s = s.Ref
+	}
+	for k := range bad {
+		delete(out, k)
+	}
+	return out
+}
+
+// allOf splits entries into those evaluated one by one and if-groups.
+func (b *fastBuilder) allOf(entries []*jsonschema.Schema) ([]*fastNode, []*ifGroup) {
+	var rest []*fastNode
+	var groups []*ifGroup
+	var guards []guardShape
+	var idx []int
+	for i, s := range entries {
+		if g, ok := ifGuard(s); ok {
+			guards = append(guards, g)
+			idx = append(idx, i)
+			continue
+		}
+		rest = append(rest, b.node(s))
+	}
+	// Group guards by shape; a shape with a single entry is not worth it.
+	used := make([]bool, len(guards))
+	for i := range guards {
+		if used[i] {
+			continue
+		}
+		g := &ifGroup{path: guards[i].path, required: guards[i].required, thens: map[string][]*fastNode{}}
+		var members []int
+		for j := i; j < len(guards); j++ {
+			if !used[j] && slices.Equal(guards[j].path, g.path) && slices.Equal(guards[j].required, g.required) {
+				members = append(members, j)
+				used[j] = true
+			}
+		}
+		if len(members) < 2 {
+			rest = append(rest, b.node(entries[idx[i]]))
+			continue
+		}
+		for _, j := range members {
+			then := entries[idx[j]].Then
+			if then == nil {
+				continue
+			}
+			t := b.node(then)
+			g.thens[guards[j].c] = append(g.thens[guards[j].c], t)
+			g.all = append(g.all, t)
+		}
+		groups = append(groups, g)
+	}
+	return rest, groups
+}
+
+type guardShape struct {
+	path     []string
+	required []bool
+	c        string
+}
+
+// ifGuard recognizes an allOf entry {"if": G, "then": T} (nothing else
+// asserted, no else) whose G is a chain of objects
+// {"required"?: [p_i], "properties": {p_i: next}} ending in
+// {"properties": {p_n: {"const": "<string>"}}} with "required"?: [p_n],
+// each level asserting nothing else.
+func ifGuard(s *jsonschema.Schema) (guardShape, bool) {
+	var g guardShape
+	if s.DraftVersion < 2020 || s.If == nil || s.Else != nil || !only(s, "If", "Then") {
+		return g, false
+	}
+	cur := s.If
+	for depth := 0; depth < 8; depth++ {
+		if cur.DraftVersion < 2020 || len(cur.Properties) != 1 || !only(cur, "Properties", "Required") {
+			return g, false
+		}
+		var name string
+		var sub *jsonschema.Schema
+		for k, v := range cur.Properties {
+			name, sub = k, v
+		}
+		switch {
+		case len(cur.Required) == 0:
+			g.required = append(g.required, false)
+		case len(cur.Required) == 1 && cur.Required[0] == name:
+			g.required = append(g.required, true)
+		default:
+			return g, false
+		}
+		g.path = append(g.path, name)
+		if sub.DraftVersion >= 2020 && sub.Const != nil && only(sub, "Const") {
+			c, ok := (*sub.Const).(string)
+			if !ok {
+				return g, false
+			}
+			g.c = c
+			return g, true
+		}
+		cur = sub
+	}
+	return g, false
+}
+
+// only reports whether s sets no exported field but annotations and the
+// fields named.
+func only(s *jsonschema.Schema, allowed ...string) bool {
+	v := reflect.ValueOf(s).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || annotations[f.Name] || slices.Contains(allowed, f.Name) {
+			continue
+		}
+		if !v.Field(i).IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// sound reports whether no schema reachable from root uses $dynamicRef,
+// $recursiveRef or extensions, and the in-place graph (see inPlace) of the
+// reachable schemas has no cycle. Every subschema of a node that sets a
+// field outside handled and annotations counts as in place (the
+// conservative reading of a keyword the evaluator does not know).
+func sound(root *jsonschema.Schema) bool {
+	var all []*jsonschema.Schema
+	edges := map[*jsonschema.Schema][]*jsonschema.Schema{}
+	seen := map[*jsonschema.Schema]bool{root: true}
+	for queue := []*jsonschema.Schema{root}; len(queue) > 0; {
+		s := queue[0]
+		queue = queue[1:]
+		all = append(all, s)
+		if s.DynamicRef != nil || s.RecursiveRef != nil || len(s.Extensions) > 0 {
+			return false
+		}
+		unknown := !implemented(s)
+		v := reflect.ValueOf(s).Elem()
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			for _, c := range subschemas(v.Field(i), nil) {
+				if unknown || inPlace[f.Name] {
+					edges[s] = append(edges[s], c)
+				}
+				if !seen[c] {
+					seen[c] = true
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make(map[*jsonschema.Schema]int, len(all))
+	var cyclic func(s *jsonschema.Schema) bool
+	cyclic = func(s *jsonschema.Schema) bool {
+		color[s] = grey
+		for _, c := range edges[s] {
+			switch color[c] {
+			case grey:
+				return true
+			case white:
+				if cyclic(c) {
+					return true
+				}
+			}
+		}
+		color[s] = black
+		return false
+	}
+	for _, s := range all {
+		if color[s] == white && cyclic(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// subschemas appends the schemas held anywhere inside v (a field of
+// jsonschema.Schema).
+func subschemas(v reflect.Value, out []*jsonschema.Schema) []*jsonschema.Schema {
+	switch v.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			out = subschemas(v.Elem(), out)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return out
+		}
+		switch x := v.Interface().(type) {
+		case *jsonschema.Schema:
+			return append(out, x)
+		case *jsonschema.DynamicRef:
+			return subschemas(reflect.ValueOf(x.Ref), out)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			out = subschemas(v.Index(i), out)
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			out = subschemas(it.Value(), out)
+		}
+	}
+	return out
+}
+
+// ok reports whether v is valid against n, as the library would decide.
+func (n *fastNode) ok(v any) bool {
+	if n.lib {
+		return n.s.Validate(v) == nil
+	}
+	if n.boolean != 0 {
+		return n.boolean > 0
+	}
+	var t typeMask
+	switch v.(type) {
+	case nil:
+		t = tNull
+	case bool:
+		t = tBool
+	case string:
+		t = tString
+	case json.Number:
+		t = tNumber
+	case []any:
+		t = tArray
+	case map[string]any:
+		t = tObject
+	default:
+		// Not a value canon.Parse returns: the library decides.
+		return n.s.Validate(v) == nil
+	}
+	if n.types != 0 && n.types&t == 0 {
+		if !(t == tNumber && n.types&tInteger != 0 && isInteger(v.(json.Number))) {
+			return false
+		}
+	}
+	if n.constStr != nil {
+		if s, ok := v.(string); !ok || s != *n.constStr {
+			return false
+		}
+	} else if n.constV != nil && !equal(v, *n.constV) {
+		return false
+	}
+	if n.enum != nil {
+		found := false
+		for _, e := range n.enum {
+			if equal(v, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if n.format != nil && n.format.Validate(v) != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if n.hasObject && !n.object(x) {
+			return false
+		}
+	case []any:
+		if n.hasArray && !n.array(x) {
+			return false
+		}
+	case string:
+		if n.hasString && !n.string(x) {
+			return false
+		}
+	case json.Number:
+		if n.hasNumber && !n.number(x) {
+			return false
+		}
+	}
+	if n.ref != nil && !n.ref.ok(v) {
+		return false
+	}
+	if n.not != nil && n.not.ok(v) {
+		return false
+	}
+	for _, a := range n.allOf {
+		if !a.ok(v) {
+			return false
+		}
+	}
+	for _, g := range n.ifGroups {
+		if !g.ok(v) {
+			return false
+		}
+	}
+	if n.anyOf != nil && !n.anyOf.any(v) {
+		return false
+	}
+	if n.oneOf != nil && n.oneOf.count(v) != 1 {
+		return false
+	}
+	if n.ifN != nil {
+		if n.ifN.ok(v) {
+			if n.thenN != nil && !n.thenN.ok(v) {
+				return false
+			}
+		} else if n.elseN != nil && !n.elseN.ok(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *fastNode) object(obj map[string]any) bool {
+	if n.minProps >= 0 && len(obj) < n.minProps || n.maxProps >= 0 && len(obj) > n.maxProps {
+		return false
+	}
+	for _, r := range n.required {
+		if _, ok := obj[r]; !ok {
+			return false
+		}
+	}
+	if n.additional == nil && !n.addFalse && len(n.patternProps) == 0 {
+		// Only "properties": visit whichever side is smaller.
+		if len(obj) < len(n.props) {
+			for k, v := range obj {
+				if p := n.propIndex[k]; p != nil && !p.ok(v) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, p := range n.props {
+			if v, ok := obj[p.name]; ok && !p.n.ok(v) {
+				return false
+			}
+		}
+		return true
+	}
+	for k, v := range obj {
+		evaluated := false
+		if p := n.propIndex[k]; p != nil {
+			evaluated = true
+			if !p.ok(v) {
+				return false
+			}
+		}
+		for _, pp := range n.patternProps {
+			if pp.re.MatchString(k) {
+				evaluated = true
+				if !pp.n.ok(v) {
+					return false
+				}
+			}
+		}
+		if !evaluated {
+			if n.addFalse || n.additional != nil && !n.additional.ok(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (n *fastNode) array(arr []any) bool {
+	if n.minItems >= 0 && len(arr) < n.minItems || n.maxItems >= 0 && len(arr) > n.maxItems {
+		return false
+	}
+	if n.unique {
+		for i := 1; i < len(arr); i++ {
+			for j := 0; j < i; j++ {
+				if equal(arr[i], arr[j]) {
+					return false
+				}
+			}
+		}
+	}
+	k := min(len(n.prefix), len(arr))
+	for i := range k {
+		if !n.prefix[i].ok(arr[i]) {
+			return false
+		}
+	}
+	if n.items != nil {
+		for _, e := range arr[k:] {
+			if !n.items.ok(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (n *fastNode) string(s string) bool {
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if n.minLen >= 0 && l < n.minLen || n.maxLen >= 0 && l > n.maxLen {
+			return false
+		}
+	}
+	return n.pattern == nil || n.pattern.MatchString(s)
+}
+
+func (n *fastNode) number(x json.Number) bool {
+	r, ok := rat(x)
+	if !ok {
+		// The library compares with a nil *big.Rat here; let it decide.
+		return n.s.Validate(x) == nil
+	}
+	switch {
+	case n.minimum != nil && r.Cmp(n.minimum) < 0,
+		n.maximum != nil && r.Cmp(n.maximum) > 0,
+		n.exclMin != nil && r.Cmp(n.exclMin) <= 0,
+		n.exclMax != nil && r.Cmp(n.exclMax) >= 0:
+		return false
+	case n.multipleOf != nil:
+		return new(big.Rat).Quo(r, n.multipleOf).IsInt()
+	}
+	return true
+}
+
+// rat is the value of x as the library reads it (big.Rat of its text).
+func rat(x json.Number) (*big.Rat, bool) {
+	if i, ok := plainInt(string(x)); ok {
+		return new(big.Rat).SetInt64(i), true
+	}
+	return new(big.Rat).SetString(string(x))
+}
+
+// plainInt parses -?[0-9]{1,18}, which int64 holds.
+func plainInt(s string) (int64, bool) {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
+}
+
+// isInteger is the library's test: the value's big.Rat is an integer.
+func isInteger(x json.Number) bool {
+	if _, ok := plainInt(string(x)); ok {
+		return true
+	}
+	r, ok := new(big.Rat).SetString(fmt.Sprint(x))
+	return ok && r.IsInt()
+}
+
+// equal is the library's equality of JSON values: numbers by value,
+// objects and arrays member by member.
+func equal(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, va := range a {
+			vb, ok := b[k]
+			if !ok || !equal(va, vb) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case nil:
+		return b == nil
+	case bool:
+		b, ok := b.(bool)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && a == b
+	case json.Number:
+		bn, ok := b.(json.Number)
+		if !ok {
+			return otherNumbersEqual(a, b)
+		}
+		if x, ok := plainInt(string(a)); ok {
+			if y, ok := plainInt(string(bn)); ok {
+				return x == y
+			}
+		}
+		x, ok1 := new(big.Rat).SetString(string(a))
+		y, ok2 := new(big.Rat).SetString(string(bn))
+		return ok1 && ok2 && x.Cmp(y) == 0
+	}
+	return otherNumbersEqual(a, b)
+}
+
+// otherNumbersEqual compares Go numbers canon.Parse never returns (float64,
+// int, ...) the way the library does: by the big.Rat of their text.
+func otherNumbersEqual(a, b any) bool {
+	if !isNumber(a) || !isNumber(b) {
+		return false
+	}
+	x, ok1 := new(big.Rat).SetString(fmt.Sprint(a))
+	y, ok2 := new(big.Rat).SetString(fmt.Sprint(b))
+	return ok1 && ok2 && x.Cmp(y) == 0
+}
+
+// isNumber mirrors the library's typeOf(v) == numberType.
+func isNumber(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	case json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	}
+	return false
+}
+
+// ok reports whether every then whose if holds is valid. Each if is
+// "the value at path equals c" on objects; a level that is not an object
+// makes every if hold, a missing required member makes every if fail.
+func (g *ifGroup) ok(v any) bool {
+	cur := v
+	for i, name := range g.path {
+		obj, isObj := cur.(map[string]any)
+		if !isObj {
+			return allOK(g.all, v)
+		}
+		next, present := obj[name]
+		if !present {
+			if g.required[i] {
+				return true // every if fails; no else
+			}
+			return allOK(g.all, v)
+		}
+		cur = next
+	}
+	s, isStr := cur.(string)
+	if !isStr {
+		return true // a string const never equals it: every if fails
+	}
+	return allOK(g.thens[s], v)
+}
+
+func allOK(ns []*fastNode, v any) bool {
+	for _, n := range ns {
+		if !n.ok(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// candidates calls f with each branch index that may accept v, in order,
+// until f returns false.
+func (c *choice) candidates(v any, f func(i int) bool) {
+	if c.byConst != nil {
+		if obj, ok := v.(map[string]any); ok {
+			if m, present := obj[c.key]; present {
+				s, isStr := m.(string)
+				var pinnedHere []int
+				if isStr {
+					pinnedHere = c.byConst[s]
+				}
+				// Merge the two ordered lists.
+				i, j := 0, 0
+				for i < len(pinnedHere) || j < len(c.unpinned) {
+					var next int
+					if j >= len(c.unpinned) || i < len(pinnedHere) && pinnedHere[i] < c.unpinned[j] {
+						next = pinnedHere[i]
+						i++
+					} else {
+						next = c.unpinned[j]
+						j++
+					}
+					if !f(next) {
+						return
+					}
+				}
+				return
+			}
+		}
+	}
+	for i := range c.branches {
+		if !f(i) {
+			return
+		}
+	}
+}
+
+func (c *choice) any(v any) bool {
+	found := false
+	c.candidates(v, func(i int) bool {
+		found = c.branches[i].ok(v)
+		return !found
+	})
+	return found
+}
+
+// count returns how many branches accept v, stopping at 2.
+func (c *choice) count(v any) int {
+	n := 0
+	c.candidates(v, func(i int) bool {
+		if c.branches[i].ok(v) {
+			n++
+		}
+		return n < 2
+	})
+	return n
+}
