@@ -190,16 +190,20 @@ var inPlace = map[string]bool{
 // between the roots of one [Set].
 type fastBuilder struct {
 	nodes map[*jsonschema.Schema]*fastNode
+	// sound holds schemas whose whole reachable graph was found sound: a
+	// later root's check stops there.
+	sound map[*jsonschema.Schema]bool
 }
 
 // build returns the fast evaluator for root, or nil when none is sound
 // (see the rules above) or when root itself would be a library node.
 func (b *fastBuilder) build(root *jsonschema.Schema) *fastNode {
-	if !sound(root) {
-		return nil
-	}
 	if b.nodes == nil {
 		b.nodes = map[*jsonschema.Schema]*fastNode{}
+		b.sound = map[*jsonschema.Schema]bool{}
+	}
+	if !sound(root, b.sound) {
+		return nil
 	}
 	n := b.node(root)
 	if n.lib {
@@ -556,13 +560,23 @@ func only(s *jsonschema.Schema, allowed ...string) bool {
 // reachable schemas has no cycle. Every subschema of a node that sets a
 // field outside handled and annotations counts as in place (the
 // conservative reading of a keyword the evaluator does not know).
-func sound(root *jsonschema.Schema) bool {
+//
+// known holds schemas already found sound with everything they reach; the
+// walk does not enter them (nothing they reach can lead back to a schema
+// outside known). When root is sound, everything it reaches joins known.
+func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool) bool {
+	if known[root] {
+		return true
+	}
 	var all []*jsonschema.Schema
 	edges := map[*jsonschema.Schema][]*jsonschema.Schema{}
 	seen := map[*jsonschema.Schema]bool{root: true}
 	for queue := []*jsonschema.Schema{root}; len(queue) > 0; {
 		s := queue[0]
 		queue = queue[1:]
+		if known[s] {
+			continue
+		}
 		all = append(all, s)
 		if s.DynamicRef != nil || s.RecursiveRef != nil || len(s.Extensions) > 0 {
 			return false
@@ -612,6 +626,9 @@ func sound(root *jsonschema.Schema) bool {
 		if color[s] == white && cyclic(s) {
 			return false
 		}
+	}
+	for _, s := range all {
+		known[s] = true
 	}
 	return true
 }
