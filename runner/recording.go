@@ -129,6 +129,7 @@ type recordingCheck struct {
 	control  map[string]bool
 	passOver map[string]bool
 	pending  *pendingSet
+	tapes    sync.Pool // of *canon.Tape
 	// stats is counted by the emitting goroutine, mstats by the matcher.
 	stats, mstats RecordingStats
 }
@@ -149,6 +150,7 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	}
 	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, bySubtype: map[string]*schema.Schema{}, subtypes: map[string]string{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver), pending: newPendingSet(opt.MaxPending)}
+	c.tapes.New = func() any { return &canon.Tape{} }
 	if c.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err
 	}
@@ -192,6 +194,10 @@ type chunk struct {
 	// eof holds end-of-input findings (the last chunk only).
 	eof []LineFinding
 
+	// tape holds the chunk's success replies until their bodies are
+	// checked; its strings share one copy of the chunk's bytes.
+	tape *canon.Tape
+
 	parsed  chan struct{} // closed when results are complete
 	checked chan struct{} // closed when reply bodies are checked
 }
@@ -213,7 +219,10 @@ type lineResult struct {
 	hasID    bool
 	key      string // canonical request_id
 	subtype  string // request: request.subtype; reply: response.subtype
-	// frame is a success reply, kept until its body is checked.
+	// A success reply, kept until its body is checked: on the chunk's tape
+	// at root, or (a line the tape does not read) as frame.
+	tape  *canon.Tape
+	root  int
 	frame any
 	// body is the ReplyBySubtype schema to check frame against, set by the
 	// matcher, with the request it answers.
@@ -295,6 +304,11 @@ func (c *recordingCheck) emit(ch *chunk, emit func(LineFinding)) {
 	for _, f := range ch.eof {
 		c.count(f.Finding)
 		emit(f)
+	}
+	if ch.tape != nil {
+		ch.tape.Reset()
+		c.tapes.Put(ch.tape)
+		ch.tape = nil
 	}
 }
 
@@ -451,23 +465,30 @@ func (c *recordingCheck) parse(ch *chunk) {
 		ch.results = []lineResult{{line: ch.first, findings: []Finding{c.tooLarge(ch.tooLarge)}}}
 		return
 	}
-	data, num := ch.data, ch.first
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		var ln []byte
-		if i < 0 {
-			ln, data = data, nil
+	// One string for the chunk: the tape's strings are substrings of it.
+	src := string(ch.data)
+	ch.tape = c.tapes.Get().(*canon.Tape)
+	num, off := ch.first, 0
+	for off < len(src) {
+		end := strings.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src)
 		} else {
-			ln, data = data[:i], data[i+1:]
+			end += off
 		}
+		ln := ch.data[off:end]
 		ch.lines++
 		if len(ln) > c.opt.MaxLine {
 			ch.frames++
 			ch.results = append(ch.results, lineResult{line: num, findings: []Finding{c.tooLarge(len(ln))}})
-		} else if res, ok := c.line(ln, num, &ch.frames); ok {
-			ch.results = append(ch.results, res)
+		} else if !isBlank(ln) {
+			ch.frames++
+			if res, ok := c.line(ch.tape, src[off:end], ln, num); ok {
+				ch.results = append(ch.results, res)
+			}
 		}
 		num++
+		off = end + 1
 	}
 }
 
@@ -476,14 +497,89 @@ func (c *recordingCheck) tooLarge(size int) Finding {
 		Message: fmt.Sprintf("a line of %d bytes exceeds the %d-byte limit", size, c.opt.MaxLine)}
 }
 
-// line checks one line; ok is false when there is nothing to report or
-// match.
-func (c *recordingCheck) line(ln []byte, num int, frames *int) (res lineResult, ok bool) {
-	if isBlank(ln) {
+// line checks one non-blank line, read onto tp; ok is false when there is
+// nothing to report or match. A success reply's nodes stay on tp for its
+// body check; everything else is taken off again.
+func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (res lineResult, ok bool) {
+	res.line = num
+	mark := len(tp.Nodes)
+	root, read := tp.Append(src)
+	if !read {
+		return c.lineAny(ln, res)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tp.Nodes = tp.Nodes[:mark]
+		}
+	}()
+	if tp.Nodes[root].Kind != canon.Object {
+		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
+		return res, true
+	}
+	typ := ""
+	if m := tp.Member(root, "type"); m >= 0 && tp.Nodes[m].Kind == canon.String {
+		typ = tp.Nodes[m].Str
+	}
+	if c.passOver[typ] {
 		return res, false
 	}
-	*frames++
-	res.line = num
+	if !c.control[typ] {
+		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
+			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
+		return res, true
+	}
+	if !c.root.ValidTape(tp, root) {
+		res.findings = c.frameSchema(res.findings, tp.Value(root))
+	}
+	id := -1
+	switch typ {
+	case "control_request":
+		res.kind = kindRequest
+		id = tp.Member(root, "request_id")
+		if body := tp.Member(root, "request"); body >= 0 {
+			if st := tp.Member(body, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
+				res.subtype = tp.Nodes[st].Str
+			}
+		}
+	case "control_response":
+		res.kind = kindReply
+		if resp := tp.Member(root, "response"); resp >= 0 {
+			id = tp.Member(resp, "request_id")
+			if st := tp.Member(resp, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
+				res.subtype = tp.Nodes[st].Str
+			}
+		}
+		if res.subtype == "success" {
+			keep = true
+			res.tape, res.root = tp, root
+		}
+	case "control_cancel_request":
+		res.kind = kindCancel
+		id = tp.Member(root, "request_id")
+	}
+	if id >= 0 {
+		res.hasID = true
+		if n := tp.Nodes[id]; n.Kind == canon.String && plainString(n.Str) {
+			res.key = `"` + n.Str + `"`
+		} else {
+			res.key = key(tp.Value(id))
+		}
+	}
+	return res, true
+}
+
+func (c *recordingCheck) frameSchema(fs []Finding, v any) []Finding {
+	for _, vi := range c.root.Validate(v) {
+		fs = append(fs, Finding{Code: FindingFrameSchema, Status: SchemaViolation,
+			Message: truncate(fmt.Sprintf("%s: %s", c.schemaLoc, vi))})
+	}
+	return fs
+}
+
+// lineAny checks a line the tape did not read: Parse gives the error, or
+// (an object too large for the tape) the value to check.
+func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 	v, err := canon.Parse(ln)
 	if err != nil {
 		code := FindingFrameNotJSON
@@ -510,18 +606,14 @@ func (c *recordingCheck) line(ln []byte, num int, frames *int) (res lineResult, 
 			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
 		return res, true
 	}
-	for _, vi := range c.root.Validate(v) {
-		res.findings = append(res.findings, Finding{Code: FindingFrameSchema, Status: SchemaViolation,
-			Message: truncate(fmt.Sprintf("%s: %s", c.schemaLoc, vi))})
-	}
+	res.findings = c.frameSchema(res.findings, v)
 	var id any
 	switch typ {
 	case "control_request":
 		res.kind = kindRequest
 		id, res.hasID = obj["request_id"]
 		if body, ok := obj["request"].(map[string]any); ok {
-			st, _ := body["subtype"].(string)
-			res.subtype = st
+			res.subtype, _ = body["subtype"].(string)
 		}
 	case "control_response":
 		res.kind = kindReply
@@ -616,24 +708,24 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 			case kindReply:
 				st.Replies++
 				if !res.hasID {
-					res.frame = nil
+					res.frame, res.tape = nil, nil
 					break // FRAME_SCHEMA says it
 				}
 				req := c.pending.take(res.key)
 				if req == nil {
 					res.findings = append(res.findings, Finding{Code: FindingReplyUnsolicited, Status: c.windowStatus(),
 						Message: truncate(fmt.Sprintf("reply to request_id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against ReplyBySubtype", res.key))})
-					res.frame = nil
+					res.frame, res.tape = nil, nil
 					break
 				}
 				st.Matched++
-				if res.frame != nil {
+				if res.frame != nil || res.tape != nil {
 					if sch := c.bySubtype[req.subtype]; sch != nil {
 						res.body, res.reqSubtype, res.reqLine = sch, req.subtype, req.line
 						needBodies = true
 						st.BodiesChecked++
 					} else {
-						res.frame = nil
+						res.frame, res.tape = nil, nil
 					}
 				}
 			}
@@ -682,11 +774,19 @@ func (c *recordingCheck) checkBodies(ch *chunk) {
 		if res.body == nil {
 			continue
 		}
-		for _, vi := range res.body.Validate(res.frame) {
+		frame := res.frame
+		if frame == nil {
+			if res.body.ValidTape(res.tape, res.root) {
+				res.tape, res.body = nil, nil
+				continue
+			}
+			frame = res.tape.Value(res.root)
+		}
+		for _, vi := range res.body.Validate(frame) {
 			res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
 				Message: truncate(fmt.Sprintf("reply to %s (line %d): %s", res.reqSubtype, res.reqLine, vi))})
 		}
-		res.frame, res.body = nil, nil
+		res.frame, res.tape, res.body = nil, nil, nil
 	}
 	close(ch.checked)
 }

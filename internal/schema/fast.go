@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/conform-kit/conform/internal/canon"
 )
 
 // The fast path: a second evaluator of a compiled schema that answers only
@@ -1074,6 +1076,320 @@ func (c *choice) count(v any) int {
 	n := 0
 	c.candidates(v, func(i int) bool {
 		if c.branches[i].ok(v) {
+			n++
+		}
+		return n < 2
+	})
+	return n
+}
+
+// The same evaluator over a value on a canon.Tape, which a recording's
+// lines are read into: no maps or interfaces are built for a valid line.
+
+var kindType = [...]typeMask{canon.Null: tNull, canon.False: tBool, canon.True: tBool,
+	canon.Number: tNumber, canon.String: tString, canon.Array: tArray, canon.Object: tObject}
+
+// okT reports whether the value at t.Nodes[i] is valid against n, exactly
+// as ok does for t.Value(i).
+func (n *fastNode) okT(t *canon.Tape, i int) bool {
+	if n.lib {
+		return n.s.Validate(t.Value(i)) == nil
+	}
+	if n.boolean != 0 {
+		return n.boolean > 0
+	}
+	nd := &t.Nodes[i]
+	tm := kindType[nd.Kind]
+	if n.types != 0 && n.types&tm == 0 {
+		if !(tm == tNumber && n.types&tInteger != 0 && isInteger(json.Number(nd.Str))) {
+			return false
+		}
+	}
+	if n.constStr != nil {
+		if nd.Kind != canon.String || nd.Str != *n.constStr {
+			return false
+		}
+	} else if n.constV != nil && !equalT(t, i, *n.constV) {
+		return false
+	}
+	if n.enum != nil {
+		found := false
+		for _, e := range n.enum {
+			if equalT(t, i, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if n.format != nil {
+		var v any
+		if nd.Kind == canon.String {
+			v = nd.Str
+		} else {
+			v = t.Value(i)
+		}
+		if n.format.Validate(v) != nil {
+			return false
+		}
+	}
+	switch nd.Kind {
+	case canon.Object:
+		if n.hasObject && !n.objectT(t, i) {
+			return false
+		}
+	case canon.Array:
+		if n.hasArray && !n.arrayT(t, i) {
+			return false
+		}
+	case canon.String:
+		if n.hasString && !n.string(nd.Str) {
+			return false
+		}
+	case canon.Number:
+		if n.hasNumber && !n.number(json.Number(nd.Str)) {
+			return false
+		}
+	}
+	if n.ref != nil && !n.ref.okT(t, i) {
+		return false
+	}
+	if n.not != nil && n.not.okT(t, i) {
+		return false
+	}
+	for _, a := range n.allOf {
+		if !a.okT(t, i) {
+			return false
+		}
+	}
+	for _, g := range n.ifGroups {
+		if !g.okT(t, i) {
+			return false
+		}
+	}
+	if n.anyOf != nil && !n.anyOf.anyT(t, i) {
+		return false
+	}
+	if n.oneOf != nil && n.oneOf.countT(t, i) != 1 {
+		return false
+	}
+	if n.ifN != nil {
+		if n.ifN.okT(t, i) {
+			if n.thenN != nil && !n.thenN.okT(t, i) {
+				return false
+			}
+		} else if n.elseN != nil && !n.elseN.okT(t, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// smallProps is the number of "properties" up to which objectT finds each
+// in the instance rather than each member in the schema's index.
+const smallProps = 8
+
+func (n *fastNode) objectT(t *canon.Tape, i int) bool {
+	nd := &t.Nodes[i]
+	size := int(nd.Len)
+	if n.minProps >= 0 && size < n.minProps || n.maxProps >= 0 && size > n.maxProps {
+		return false
+	}
+	for _, r := range n.required {
+		if t.Member(i, r) < 0 {
+			return false
+		}
+	}
+	if n.additional == nil && !n.addFalse && len(n.patternProps) == 0 && len(n.props) <= smallProps {
+		for _, p := range n.props {
+			if j := t.Member(i, p.name); j >= 0 && !p.n.okT(t, j) {
+				return false
+			}
+		}
+		return true
+	}
+	j := i + 1
+	for range size {
+		m := &t.Nodes[j]
+		evaluated := false
+		if p := n.propIndex[m.Key]; p != nil {
+			evaluated = true
+			if !p.okT(t, j) {
+				return false
+			}
+		}
+		for _, pp := range n.patternProps {
+			if pp.re.MatchString(m.Key) {
+				evaluated = true
+				if !pp.n.okT(t, j) {
+					return false
+				}
+			}
+		}
+		if !evaluated {
+			if n.addFalse || n.additional != nil && !n.additional.okT(t, j) {
+				return false
+			}
+		}
+		j = int(m.Next)
+	}
+	return true
+}
+
+func (n *fastNode) arrayT(t *canon.Tape, i int) bool {
+	size := int(t.Nodes[i].Len)
+	if n.minItems >= 0 && size < n.minItems || n.maxItems >= 0 && size > n.maxItems {
+		return false
+	}
+	if n.unique && size > 1 {
+		arr := t.Value(i).([]any)
+		for a := 1; a < len(arr); a++ {
+			for b := 0; b < a; b++ {
+				if equal(arr[a], arr[b]) {
+					return false
+				}
+			}
+		}
+	}
+	j := i + 1
+	for k := range size {
+		switch {
+		case k < len(n.prefix):
+			if !n.prefix[k].okT(t, j) {
+				return false
+			}
+		case n.items != nil:
+			if !n.items.okT(t, j) {
+				return false
+			}
+		default:
+			return true
+		}
+		j = int(t.Nodes[j].Next)
+	}
+	return true
+}
+
+// equalT is equal(t.Value(i), v) without building t.Value(i).
+func equalT(t *canon.Tape, i int, v any) bool {
+	nd := &t.Nodes[i]
+	switch nd.Kind {
+	case canon.Null:
+		return v == nil
+	case canon.False, canon.True:
+		b, ok := v.(bool)
+		return ok && b == (nd.Kind == canon.True)
+	case canon.String:
+		s, ok := v.(string)
+		return ok && s == nd.Str
+	case canon.Number:
+		return equal(json.Number(nd.Str), v)
+	case canon.Array:
+		arr, ok := v.([]any)
+		if !ok || len(arr) != int(nd.Len) {
+			return false
+		}
+		j := i + 1
+		for _, e := range arr {
+			if !equalT(t, j, e) {
+				return false
+			}
+			j = int(t.Nodes[j].Next)
+		}
+		return true
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || len(obj) != int(nd.Len) {
+		return false
+	}
+	j := i + 1
+	for range nd.Len {
+		e, ok := obj[t.Nodes[j].Key]
+		if !ok || !equalT(t, j, e) {
+			return false
+		}
+		j = int(t.Nodes[j].Next)
+	}
+	return true
+}
+
+func (g *ifGroup) okT(t *canon.Tape, i int) bool {
+	cur := i
+	for k, name := range g.path {
+		if t.Nodes[cur].Kind != canon.Object {
+			return allOKT(g.all, t, i)
+		}
+		next := t.Member(cur, name)
+		if next < 0 {
+			if g.required[k] {
+				return true
+			}
+			return allOKT(g.all, t, i)
+		}
+		cur = next
+	}
+	if t.Nodes[cur].Kind != canon.String {
+		return true
+	}
+	return allOKT(g.thens[t.Nodes[cur].Str], t, i)
+}
+
+func allOKT(ns []*fastNode, t *canon.Tape, i int) bool {
+	for _, n := range ns {
+		if !n.okT(t, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// candidatesT is candidates for a tape value.
+func (c *choice) candidatesT(t *canon.Tape, i int, f func(k int) bool) {
+	if c.byConst != nil && t.Nodes[i].Kind == canon.Object {
+		if m := t.Member(i, c.key); m >= 0 {
+			var pinnedHere []int
+			if t.Nodes[m].Kind == canon.String {
+				pinnedHere = c.byConst[t.Nodes[m].Str]
+			}
+			a, b := 0, 0
+			for a < len(pinnedHere) || b < len(c.unpinned) {
+				var next int
+				if b >= len(c.unpinned) || a < len(pinnedHere) && pinnedHere[a] < c.unpinned[b] {
+					next = pinnedHere[a]
+					a++
+				} else {
+					next = c.unpinned[b]
+					b++
+				}
+				if !f(next) {
+					return
+				}
+			}
+			return
+		}
+	}
+	for k := range c.branches {
+		if !f(k) {
+			return
+		}
+	}
+}
+
+func (c *choice) anyT(t *canon.Tape, i int) bool {
+	found := false
+	c.candidatesT(t, i, func(k int) bool {
+		found = c.branches[k].okT(t, i)
+		return !found
+	})
+	return found
+}
+
+func (c *choice) countT(t *canon.Tape, i int) int {
+	n := 0
+	c.candidatesT(t, i, func(k int) bool {
+		if c.branches[k].okT(t, i) {
 			n++
 		}
 		return n < 2

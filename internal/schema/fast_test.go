@@ -26,13 +26,33 @@ func suiteFS(t testing.TB) fs.FS {
 // checkAgrees fails when the fast path and the library disagree on v.
 // (Validate returns nil when the fast path says valid and the library's
 // violations otherwise, so agreement here is agreement there.)
+//
+// The same value is also read onto a canon.Tape (through encoding/json,
+// which writes json.Number literals as they are) and the tape evaluator
+// must agree too.
 func checkAgrees(t testing.TB, sch *Schema, v any, what string) {
 	t.Helper()
 	full := sch.s.Validate(v) == nil
-	if sch.fast != nil {
-		if fast := sch.fast.ok(v); fast != full {
-			t.Fatalf("%s: %s: fast path says valid=%v, library %v", sch.Loc, what, fast, full)
-		}
+	if sch.fast == nil {
+		return
+	}
+	if fast := sch.fast.ok(v); fast != full {
+		t.Fatalf("%s: %s: fast path says valid=%v, library %v", sch.Loc, what, fast, full)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tp canon.Tape
+	root, ok := tp.Append(string(b))
+	if !ok {
+		t.Fatalf("%s: %s: not read onto a tape", sch.Loc, what)
+	}
+	if fast := sch.fast.okT(&tp, root); fast != full {
+		t.Fatalf("%s: %s: tape fast path says valid=%v, library %v", sch.Loc, what, fast, full)
+	}
+	if sch.ValidTape(&tp, root) != full {
+		t.Fatalf("%s: %s: ValidTape disagrees with the library", sch.Loc, what)
 	}
 }
 

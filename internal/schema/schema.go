@@ -149,6 +149,16 @@ func (sch *Schema) Validate(v any) []Violation {
 	return out
 }
 
+// ValidTape reports whether the value at t.Nodes[i] is certainly valid.
+// False means "not decided valid": call Validate(t.Value(i)) for the
+// verdict and its violations, which are always the library's.
+func (sch *Schema) ValidTape(t *canon.Tape, i int) bool {
+	if sch.fast == nil {
+		return sch.Validate(t.Value(i)) == nil
+	}
+	return sch.fast.okT(t, i)
+}
+
 type loader struct{ fsys fs.FS }
 
 // Load serves BaseURL-relative URLs from the suite fs.FS with the strict JSON
