@@ -155,37 +155,167 @@ var typeNames = map[string]typeMask{
 	"string": tString, "array": tArray, "object": tObject,
 }
 
-// handled are the exported fields of jsonschema.Schema the evaluator
-// implements; annotations assert nothing. A non-zero field in
-// neither set makes the node a library node.
-var handled = map[string]bool{
-	"Bool": true, "Ref": true, "Types": true, "Enum": true, "Const": true,
-	"Not": true, "AllOf": true, "AnyOf": true, "OneOf": true, "If": true,
-	"Then": true, "Else": true, "Format": true,
-	"MaxProperties": true, "MinProperties": true, "Required": true,
-	"Properties": true, "PatternProperties": true, "AdditionalProperties": true,
-	"MinItems": true, "MaxItems": true, "UniqueItems": true,
-	"PrefixItems": true, "Items2020": true,
-	"MinLength": true, "MaxLength": true, "Pattern": true,
-	"Maximum": true, "Minimum": true, "ExclusiveMaximum": true,
-	"ExclusiveMinimum": true, "MultipleOf": true,
+// kw is a set of the assertion fields of jsonschema.Schema a schema sets
+// (annotations such as title, $id or examples assert nothing and are not
+// in it).
+type kw uint64
+
+const (
+	kBool kw = 1 << iota
+	kRef
+	kRecursiveRef
+	kDynamicRef
+	kTypes
+	kEnum
+	kConst
+	kNot
+	kAllOf
+	kAnyOf
+	kOneOf
+	kIf
+	kThen
+	kElse
+	kFormat
+	kMaxProperties
+	kMinProperties
+	kRequired
+	kPropertyNames
+	kProperties
+	kPatternProperties
+	kAdditionalProperties
+	kDependencies
+	kDependentRequired
+	kDependentSchemas
+	kUnevaluatedProperties
+	kMinItems
+	kMaxItems
+	kUniqueItems
+	kContains
+	kMinContains
+	kMaxContains
+	kItems
+	kAdditionalItems
+	kPrefixItems
+	kItems2020
+	kUnevaluatedItems
+	kMinLength
+	kMaxLength
+	kPattern
+	kContentEncoding
+	kContentMediaType
+	kContentSchema
+	kMaximum
+	kMinimum
+	kExclusiveMaximum
+	kExclusiveMinimum
+	kMultipleOf
+	kExtensions
+	// kUnknown: a field this code does not know (a newer library), which
+	// counts as an assertion it does not implement.
+	kUnknown
+)
+
+// handled are the keywords the evaluator implements; a node that sets any
+// other is a library node.
+const handled = kBool | kRef | kTypes | kEnum | kConst | kNot | kAllOf | kAnyOf | kOneOf | kIf | kThen | kElse |
+	kFormat | kMaxProperties | kMinProperties | kRequired | kProperties | kPatternProperties | kAdditionalProperties |
+	kMinItems | kMaxItems | kUniqueItems | kPrefixItems | kItems2020 | kMinLength | kMaxLength | kPattern |
+	kMaximum | kMinimum | kExclusiveMaximum | kExclusiveMinimum | kMultipleOf
+
+// knownFields are the exported fields of jsonschema.Schema (v6.0.3) that
+// keywords reads or that are annotations.
+var knownFields = map[string]bool{
+	"DraftVersion": true, "Location": true, "ID": true, "Anchor": true, "DynamicAnchor": true, "RecursiveAnchor": true,
+	"Title": true, "Description": true, "Default": true, "Comment": true, "ReadOnly": true, "WriteOnly": true,
+	"Examples": true, "Deprecated": true,
+	"Bool": true, "Ref": true, "RecursiveRef": true, "DynamicRef": true, "Types": true, "Enum": true, "Const": true,
+	"Not": true, "AllOf": true, "AnyOf": true, "OneOf": true, "If": true, "Then": true, "Else": true, "Format": true,
+	"MaxProperties": true, "MinProperties": true, "Required": true, "PropertyNames": true, "Properties": true,
+	"PatternProperties": true, "AdditionalProperties": true, "Dependencies": true, "DependentRequired": true,
+	"DependentSchemas": true, "UnevaluatedProperties": true, "MinItems": true, "MaxItems": true, "UniqueItems": true,
+	"Contains": true, "MinContains": true, "MaxContains": true, "Items": true, "AdditionalItems": true,
+	"PrefixItems": true, "Items2020": true, "UnevaluatedItems": true, "MinLength": true, "MaxLength": true,
+	"Pattern": true, "ContentEncoding": true, "ContentMediaType": true, "ContentSchema": true, "Maximum": true,
+	"Minimum": true, "ExclusiveMaximum": true, "ExclusiveMinimum": true, "MultipleOf": true, "Extensions": true,
 }
 
-// annotations are the exported fields of jsonschema.Schema that assert
-// nothing about an instance.
-var annotations = map[string]bool{
-	"DraftVersion": true, "Location": true, "ID": true, "Anchor": true,
-	"DynamicAnchor": true, "RecursiveAnchor": true, "Title": true,
-	"Description": true, "Default": true, "Comment": true, "ReadOnly": true,
-	"WriteOnly": true, "Examples": true, "Deprecated": true,
-}
+// unknownFields are the indexes of exported fields of jsonschema.Schema
+// outside knownFields: none for v6.0.3; a newer library's new fields.
+var unknownFields = func() []int {
+	var out []int
+	t := reflect.TypeFor[jsonschema.Schema]()
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && !knownFields[f.Name] {
+			out = append(out, i)
+		}
+	}
+	return out
+}()
 
-// inPlace are the fields whose subschemas apply to the instance itself
-// (not to a member or an item): the edges of an in-place cycle.
-var inPlace = map[string]bool{
-	"Ref": true, "Not": true, "AllOf": true, "AnyOf": true, "OneOf": true,
-	"If": true, "Then": true, "Else": true, "DependentSchemas": true,
-	"Dependencies": true, "RecursiveRef": true, "DynamicRef": true,
+// keywords returns the assertion fields s sets.
+func keywords(s *jsonschema.Schema) kw {
+	var k kw
+	set := func(b bool, bit kw) {
+		if b {
+			k |= bit
+		}
+	}
+	set(s.Bool != nil, kBool)
+	set(s.Ref != nil, kRef)
+	set(s.RecursiveRef != nil, kRecursiveRef)
+	set(s.DynamicRef != nil, kDynamicRef)
+	set(s.Types != nil, kTypes)
+	set(s.Enum != nil, kEnum)
+	set(s.Const != nil, kConst)
+	set(s.Not != nil, kNot)
+	set(len(s.AllOf) > 0, kAllOf)
+	set(len(s.AnyOf) > 0, kAnyOf)
+	set(len(s.OneOf) > 0, kOneOf)
+	set(s.If != nil, kIf)
+	set(s.Then != nil, kThen)
+	set(s.Else != nil, kElse)
+	set(s.Format != nil, kFormat)
+	set(s.MaxProperties != nil, kMaxProperties)
+	set(s.MinProperties != nil, kMinProperties)
+	set(len(s.Required) > 0, kRequired)
+	set(s.PropertyNames != nil, kPropertyNames)
+	set(len(s.Properties) > 0, kProperties)
+	set(len(s.PatternProperties) > 0, kPatternProperties)
+	set(s.AdditionalProperties != nil, kAdditionalProperties)
+	set(len(s.Dependencies) > 0, kDependencies)
+	set(len(s.DependentRequired) > 0, kDependentRequired)
+	set(len(s.DependentSchemas) > 0, kDependentSchemas)
+	set(s.UnevaluatedProperties != nil, kUnevaluatedProperties)
+	set(s.MinItems != nil, kMinItems)
+	set(s.MaxItems != nil, kMaxItems)
+	set(s.UniqueItems, kUniqueItems)
+	set(s.Contains != nil, kContains)
+	set(s.MinContains != nil, kMinContains)
+	set(s.MaxContains != nil, kMaxContains)
+	set(s.Items != nil, kItems)
+	set(s.AdditionalItems != nil, kAdditionalItems)
+	set(len(s.PrefixItems) > 0, kPrefixItems)
+	set(s.Items2020 != nil, kItems2020)
+	set(s.UnevaluatedItems != nil, kUnevaluatedItems)
+	set(s.MinLength != nil, kMinLength)
+	set(s.MaxLength != nil, kMaxLength)
+	set(s.Pattern != nil, kPattern)
+	set(s.ContentEncoding != nil, kContentEncoding)
+	set(s.ContentMediaType != nil, kContentMediaType)
+	set(s.ContentSchema != nil, kContentSchema)
+	set(s.Maximum != nil, kMaximum)
+	set(s.Minimum != nil, kMinimum)
+	set(s.ExclusiveMaximum != nil, kExclusiveMaximum)
+	set(s.ExclusiveMinimum != nil, kExclusiveMinimum)
+	set(s.MultipleOf != nil, kMultipleOf)
+	set(len(s.Extensions) > 0, kExtensions)
+	if len(unknownFields) > 0 {
+		v := reflect.ValueOf(s).Elem()
+		for _, i := range unknownFields {
+			set(!v.Field(i).IsZero(), kUnknown)
+		}
+	}
+	return k
 }
 
 // fastBuilder compiles library schemas into fast nodes, sharing nodes
@@ -220,7 +350,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	}
 	n := &fastNode{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 	b.nodes[s] = n
-	if s.DraftVersion < 2020 || !implemented(s) {
+	if s.DraftVersion < 2020 || keywords(s)&^handled != 0 {
 		n.lib = true
 		return n
 	}
@@ -364,23 +494,6 @@ func pinRank(n *fastNode) int {
 	return 1
 }
 
-// implemented reports whether s sets no exported field outside handled and
-// annotations, and no draft-2019 items form.
-func implemented(s *jsonschema.Schema) bool {
-	v := reflect.ValueOf(s).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || annotations[f.Name] || handled[f.Name] {
-			continue
-		}
-		if !v.Field(i).IsZero() {
-			return false
-		}
-	}
-	return true
-}
-
 // choice builds a oneOf or anyOf with its const index.
 func (b *fastBuilder) choice(branches []*jsonschema.Schema) *choice {
 	c := &choice{}
@@ -505,12 +618,12 @@ type guardShape struct {
 // each level asserting nothing else.
 func ifGuard(s *jsonschema.Schema) (guardShape, bool) {
 	var g guardShape
-	if s.DraftVersion < 2020 || s.If == nil || s.Else != nil || !only(s, "If", "Then") {
+	if s.DraftVersion < 2020 || s.If == nil || s.Else != nil || keywords(s)&^(kIf|kThen) != 0 {
 		return g, false
 	}
 	cur := s.If
 	for depth := 0; depth < 8; depth++ {
-		if cur.DraftVersion < 2020 || len(cur.Properties) != 1 || !only(cur, "Properties", "Required") {
+		if cur.DraftVersion < 2020 || len(cur.Properties) != 1 || keywords(cur)&^(kProperties|kRequired) != 0 {
 			return g, false
 		}
 		var name string
@@ -527,7 +640,7 @@ func ifGuard(s *jsonschema.Schema) (guardShape, bool) {
 			return g, false
 		}
 		g.path = append(g.path, name)
-		if sub.DraftVersion >= 2020 && sub.Const != nil && only(sub, "Const") {
+		if sub.DraftVersion >= 2020 && keywords(sub) == kConst {
 			c, ok := (*sub.Const).(string)
 			if !ok {
 				return g, false
@@ -540,28 +653,9 @@ func ifGuard(s *jsonschema.Schema) (guardShape, bool) {
 	return g, false
 }
 
-// only reports whether s sets no exported field but annotations and the
-// fields named.
-func only(s *jsonschema.Schema, allowed ...string) bool {
-	v := reflect.ValueOf(s).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || annotations[f.Name] || slices.Contains(allowed, f.Name) {
-			continue
-		}
-		if !v.Field(i).IsZero() {
-			return false
-		}
-	}
-	return true
-}
-
 // sound reports whether no schema reachable from root uses $dynamicRef,
-// $recursiveRef or extensions, and the in-place graph (see inPlace) of the
-// reachable schemas has no cycle. Every subschema of a node that sets a
-// field outside handled and annotations counts as in place (the
-// conservative reading of a keyword the evaluator does not know).
+// $recursiveRef or extensions, and the in-place graph (see children) of
+// the reachable schemas has no cycle.
 //
 // known holds schemas already found sound with everything they reach; the
 // walk does not enter them (nothing they reach can lead back to a schema
@@ -580,25 +674,15 @@ func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool) bool {
 			continue
 		}
 		all = append(all, s)
-		if s.DynamicRef != nil || s.RecursiveRef != nil || len(s.Extensions) > 0 {
+		if keywords(s)&(kDynamicRef|kRecursiveRef|kExtensions) != 0 {
 			return false
 		}
-		unknown := !implemented(s)
-		v := reflect.ValueOf(s).Elem()
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			for _, c := range subschemas(v.Field(i), nil) {
-				if unknown || inPlace[f.Name] {
-					edges[s] = append(edges[s], c)
-				}
-				if !seen[c] {
-					seen[c] = true
-					queue = append(queue, c)
-				}
+		inPlace, descend := children(s)
+		edges[s] = inPlace
+		for _, c := range append(inPlace, descend...) {
+			if !seen[c] {
+				seen[c] = true
+				queue = append(queue, c)
 			}
 		}
 	}
@@ -633,6 +717,65 @@ func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool) bool {
 		known[s] = true
 	}
 	return true
+}
+
+// children returns the subschemas of s that apply to the instance itself
+// ($ref, not, allOf, anyOf, oneOf, if, then, else, dependentSchemas and
+// schema dependencies, $recursiveRef, $dynamicRef: the edges of an
+// in-place cycle) and those that apply to a member, an item, a member name
+// or decoded content. Subschemas held in a field this code does not know
+// count as in place (the conservative reading).
+func children(s *jsonschema.Schema) (inPlace, descend []*jsonschema.Schema) {
+	add := func(out []*jsonschema.Schema, ss ...*jsonschema.Schema) []*jsonschema.Schema {
+		for _, c := range ss {
+			if c != nil {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	inPlace = add(inPlace, s.Ref, s.Not, s.If, s.Then, s.Else, s.RecursiveRef)
+	if s.DynamicRef != nil {
+		inPlace = add(inPlace, s.DynamicRef.Ref)
+	}
+	inPlace = add(inPlace, s.AllOf...)
+	inPlace = add(inPlace, s.AnyOf...)
+	inPlace = add(inPlace, s.OneOf...)
+	for _, c := range s.DependentSchemas {
+		inPlace = add(inPlace, c)
+	}
+	for _, d := range s.Dependencies {
+		if c, ok := d.(*jsonschema.Schema); ok {
+			inPlace = add(inPlace, c)
+		}
+	}
+	for _, c := range s.Properties {
+		descend = add(descend, c)
+	}
+	for _, c := range s.PatternProperties {
+		descend = add(descend, c)
+	}
+	if c, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
+		descend = add(descend, c)
+	}
+	descend = add(descend, s.PropertyNames, s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema)
+	switch it := s.Items.(type) {
+	case *jsonschema.Schema:
+		descend = add(descend, it)
+	case []*jsonschema.Schema:
+		descend = add(descend, it...)
+	}
+	if c, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
+		descend = add(descend, c)
+	}
+	descend = add(descend, s.PrefixItems...)
+	if len(unknownFields) > 0 {
+		v := reflect.ValueOf(s).Elem()
+		for _, i := range unknownFields {
+			inPlace = subschemas(v.Field(i), inPlace)
+		}
+	}
+	return inPlace, descend
 }
 
 // subschemas appends the schemas held anywhere inside v (a field of

@@ -1,12 +1,18 @@
 package schema
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/conform-kit/conform/internal/canon"
+)
 
 // BenchmarkFrames validates every distinct frame of the suite's vector and
 // golden files (valid or not; one op is the whole set) against the v1
 // root, once through Validate (the fast path, then the library for the
-// invalid ones) and once through the library alone, so the two can be
-// compared in one invocation.
+// invalid ones), through the fast path alone on decoded values and on a
+// canon.Tape, and through the library alone, so they can be compared in
+// one invocation.
 func BenchmarkFrames(b *testing.B) {
 	fsys := suiteFS(b)
 	frames := suiteFrames(b, fsys)
@@ -31,6 +37,29 @@ func BenchmarkFrames(b *testing.B) {
 		for b.Loop() {
 			for _, f := range frames {
 				sch.fast.ok(f)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
+	})
+	// The same frames on a tape, as a recording's lines are read.
+	var tp canon.Tape
+	var roots []int
+	for _, f := range frames {
+		data, err := json.Marshal(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		root, ok := tp.Append(string(data))
+		if !ok {
+			b.Fatalf("not read onto a tape: %s", data)
+		}
+		roots = append(roots, root)
+	}
+	b.Run("tape", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range roots {
+				sch.fast.okT(&tp, r)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")

@@ -578,3 +578,13 @@ func FuzzDispatch(f *testing.F) {
 		}
 	})
 }
+
+// Every exported field of the library's Schema is known to keywords (a
+// newer library's new field would be treated as an unimplemented
+// assertion: sound, but slower; this test says so).
+func TestKeywordsKnowEveryField(t *testing.T) {
+	t.Parallel()
+	if len(unknownFields) > 0 {
+		t.Errorf("jsonschema.Schema has fields keywords does not know: %v", unknownFields)
+	}
+}
