@@ -114,8 +114,8 @@ func TestValidateRecording(t *testing.T) {
 			rec:   `{"type":"system","subtype":"init"}` + "\r\n\n   \r\n" + setModelReq + "\r\n" + setModelReply,
 			stats: &runner.RecordingStats{Lines: 5, Frames: 3, Control: 2, Requests: 1, Replies: 1, Matched: 1, BodiesChecked: 1}},
 		{name: "an over-long line is reported and skipped, later lines keep their numbers",
-			rec: lines(setModelReq, `{"type":"system","text":"`+strings.Repeat("x", 300)+`"}`, `{"type":"nope"}`, setModelReply),
-			opt: runner.RecordingOptions{MaxLine: 200},
+			rec:  lines(setModelReq, `{"type":"system","text":"`+strings.Repeat("x", 300)+`"}`, `{"type":"nope"}`, setModelReply),
+			opt:  runner.RecordingOptions{MaxLine: 200},
 			want: []got{{Line: 2, Code: "FRAME_TOO_LARGE", Fail: true}, {Line: 3, Code: "FRAME_TYPE_UNKNOWN", Fail: true}}},
 		{name: "an over-long first and last line", rec: strings.Repeat("y", 500) + "\n" + setModelReq + "\n" + strings.Repeat("z", 500),
 			opt:  runner.RecordingOptions{MaxLine: 200},
@@ -243,10 +243,10 @@ func TestValidateRecordingOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	readers := map[string]func() io.Reader{
-		"whole":     func() io.Reader { return strings.NewReader(rec) },
-		"half":      func() io.Reader { return iotest.HalfReader(strings.NewReader(rec)) },
-		"one byte":  func() io.Reader { return iotest.OneByteReader(strings.NewReader(rec[:20000])) },
-		"data+EOF":  func() io.Reader { return iotest.DataErrReader(strings.NewReader(rec)) },
+		"whole":    func() io.Reader { return strings.NewReader(rec) },
+		"half":     func() io.Reader { return iotest.HalfReader(strings.NewReader(rec)) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(rec[:20000])) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(strings.NewReader(rec)) },
 	}
 	for name, r := range readers {
 		for _, jobs := range []int{1, 2, 7} {
