@@ -132,6 +132,8 @@ type recordingCheck struct {
 	tapes    sync.Pool // of *canon.Tape
 	// stats is counted by the emitting goroutine, mstats by the matcher.
 	stats, mstats RecordingStats
+	// readErr is the reader's error, set before its queues close.
+	readErr error
 }
 
 func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, error) {
@@ -241,11 +243,12 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 	emitQ := make(chan *chunk, capacity+1)
 	bufs := &sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
 
-	var readErr error
 	go func() {
 		defer close(parseQ)
 		defer close(matchQ)
-		readErr = c.read(ctx, r, bufs, win, capacity, func(ch *chunk) {
+		// Written before the queues close, so the matcher and this
+		// function see it once they have seen the close.
+		c.readErr = c.read(ctx, r, bufs, win, capacity, func(ch *chunk) {
 			parseQ <- ch
 			matchQ <- ch
 		})
@@ -272,8 +275,8 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 	m := c.mstats
 	c.stats.Control, c.stats.Requests, c.stats.Replies, c.stats.Cancels = m.Control, m.Requests, m.Replies, m.Cancels
 	c.stats.Matched, c.stats.BodiesChecked = m.Matched, m.BodiesChecked
-	if readErr != nil {
-		return c.stats, readErr
+	if c.readErr != nil {
+		return c.stats, c.readErr
 	}
 	if c.stats.Frames == 0 {
 		c.count(Finding{Code: FindingRecordingEmpty, Status: Invalid, Message: "no frames: the recording is empty or blank"})
@@ -737,7 +740,11 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 			close(ch.checked)
 		}
 	}
-	// End of input: requests never answered, in a chunk of their own.
+	// End of input: requests never answered, in a chunk of their own;
+	// nothing when reading stopped early (the rest was never read).
+	if c.readErr != nil {
+		return
+	}
 	if rest := c.pending.rest(); len(rest) > 0 {
 		end := &chunk{checked: make(chan struct{})}
 		close(end.checked)

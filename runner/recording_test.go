@@ -302,6 +302,14 @@ func TestValidateRecordingErrors(t *testing.T) {
 	if runner.CodeOf(err) != "IO" || !strings.Contains(err.Error(), "disk gone") {
 		t.Errorf("read error: %v, want IO", err)
 	}
+	// A recording cut by a read error reports no request as unanswered:
+	// the rest of it was never read.
+	r = io.MultiReader(strings.NewReader(setModelReq+"\n"), iotest.ErrReader(errors.New("disk gone")))
+	var codes []string
+	_, err = runner.ValidateRecording(context.Background(), s, 1, r, runner.RecordingOptions{}, func(f runner.LineFinding) { codes = append(codes, f.Code) })
+	if runner.CodeOf(err) != "IO" || len(codes) != 0 {
+		t.Errorf("read error after a request: %v, findings %v; want IO and none", err, codes)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = runner.ValidateRecording(ctx, s, 1, strings.NewReader(rec), runner.RecordingOptions{}, func(runner.LineFinding) {})
