@@ -3,8 +3,8 @@
 # run, printed as one table of ratios. See bench/README.md for what each row
 # measures and why it is fair.
 #
-#   bench/run.sh                  # everything: about 5 minutes on 2 cores
-#   BENCH_SCALE_N=2000 bench/run.sh   # smaller "scale" row, for a quick look
+#   bench/run.sh                  # everything: about 20 minutes on 2 cores
+#   BENCH_SCALE_N=2000 BENCH_VALIDATE_SIZES="10000 100000" bench/run.sh   # a quick look
 #
 # Environment:
 #   CONFORM_CACHE   peers are installed under $CONFORM_CACHE/bench
@@ -12,16 +12,25 @@
 #   BENCH_SCALE_N   vectors of the large scale run (default 10000)
 #   BENCH_REPEAT    repetitions of each short measurement; the median is
 #                   reported (default 3)
+#   BENCH_VALIDATE_SIZES  corpus sizes of the validate rows, in frames
+#                   (default "10000 100000 1000000")
+#   BENCH_CJ_REPEAT_MAX   check-jsonschema runs once above this size
+#                   (default 100000; at 1M it takes minutes)
+#   BENCH_ONLY      the sections to run, of "a b c d" (default all; b needs a)
 #   BENCH_KEEP=1    keep the temporary directory (suites, corpora, outputs)
 #
-# Needs go, node/npm and python3 (venv). Exit status: 0 when every
-# measurement ran (met or not), 1 when one failed.
+# Needs go, node/npm, python3 (venv) and /usr/bin/time. Exit status: 0 when
+# every measurement ran (met or not), 1 when one failed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CONFORM_CACHE:-$HOME/.cache/conform}/bench
 SCALE_N=${BENCH_SCALE_N:-10000}
 REPEAT=${BENCH_REPEAT:-3}
+VALIDATE_SIZES=${BENCH_VALIDATE_SIZES:-10000 100000 1000000}
+CJ_REPEAT_MAX=${BENCH_CJ_REPEAT_MAX:-100000}
+ONLY=${BENCH_ONLY:-a b c d}
+only() { [[ " $ONLY " == *" $1 "* ]]; }
 JOBS=2
 AJV_CLI=5.0.0
 AJV_FORMATS=3.0.1
@@ -140,6 +149,7 @@ gen_suite() { # gen_suite N DIR: generated suite with golden files and MANIFEST
 	}
 }
 
+if only a || only b; then
 # --- a. runner overhead: conform run vs the bare driver, 1,000 vectors -------
 log "a. runner overhead: generating 1000 vectors and their golden files"
 S1K=$WORK/suite-1k
@@ -160,6 +170,9 @@ else
 	row "runner overhead, 1k vectors -j2 (run / bare pipe)" "rc=$RUN1K_RC" "rc=$BARE1K_RC" - 1.2 le
 fi
 
+fi
+
+if only b; then
 # --- b. scale: 1k vs SCALE_N vectors -------------------------------------------
 log "b. scale: generating $SCALE_N vectors and their golden files (the slow part)"
 SBIG=$WORK/suite-big
@@ -168,23 +181,34 @@ log "b. conform run --suite ($SCALE_N vectors, -j $JOBS)"
 timed "$WORK/run-big.out" "$CONFORM" run --suite "$SBIG" -j "$JOBS" -- "${REF[@]}"
 BIG_T=$T BIG_RSS=$RSS BIG_RC=$RC
 grep -q '^CERTIFIED' "$WORK/run-big.out" || BIG_RC=1
+# The floor: the bare pipe driver over the same vectors (IUT start-up and
+# pipes, nothing else), measured once like the run.
+log "b. baredriver ($SCALE_N vectors, -j $JOBS)"
+timed "$WORK/bare-big.out" "$BIN/baredriver" -j "$JOBS" "$SBIG/vectors" -- "${REF[@]}"
+BAREBIG_T=$T BAREBIG_RC=$RC
 PV1K=$(awk -v t="$RUN1K_T" 'BEGIN{printf "%.2f", t*1000/1000}')
 PVBIG=$(awk -v t="$BIG_T" -v n="$SCALE_N" 'BEGIN{printf "%.2f", t*1000/n}')
 NK=$((SCALE_N / 1000))k
 if ((BIG_RC == 0 && RUN1K_RC == 0)); then
 	row "scale: time per vector ${NK} / 1k" "${PVBIG}ms" "${PV1K}ms" "$(ratio "$PVBIG" "$PV1K")" 1.1 le
-	row "scale: ${NK} vectors wall time (s)" "${BIG_T}s" "-" "$BIG_T" 20 le
-	row "scale: peak RSS of conform ${NK} / 1k" "$((BIG_RSS / 1024))MiB" "$((RUN1K_RSS / 1024))MiB" "$(ratio "$BIG_RSS" "$RUN1K_RSS")" 1.5 le
+	floor="rc=$BAREBIG_RC"
+	((BAREBIG_RC == 0)) && floor="${BAREBIG_T}s (bare pipe)"
+	row "scale: ${NK} vectors wall time (s)" "${BIG_T}s" "$floor" "$BIG_T" 15 le
+	row "scale: peak RSS of conform ${NK} / 1k" "$((BIG_RSS / 1024))MiB" "$((RUN1K_RSS / 1024))MiB" "$(ratio "$BIG_RSS" "$RUN1K_RSS")" 1.3 le
 else
-	row "scale: ${NK} vectors" "rc=$BIG_RC" "-" - 20 le
+	row "scale: ${NK} vectors" "rc=$BIG_RC" "-" - 15 le
 fi
 
-# --- c. validate: conform validate vs ajv-cli vs check-jsonschema --------------
-log "c. validate: 10000-frame corpus"
+fi
+
+if only c; then
+# --- c. validate at scale: conform validate vs ajv-cli vs check-jsonschema ----
+# Each tool runs as a whole process on the same frames, at each size in
+# VALIDATE_SIZES; /usr/bin/time reports its wall time, CPU time (user+sys)
+# and peak RSS (getrusage of the child: the tool's own process).
+command -v /usr/bin/time >/dev/null || { log "c. needs /usr/bin/time (Debian package time)"; exit 1; }
 C=$WORK/validate
 mkdir -p "$C/ajv" "$C/cj"
-(cd "$ROOT" && "$BIN/gen" corpus -n 10000 -out "$C/corpus.jsonl") 2>/dev/null
-awk 'BEGIN{print "["} NR>1{print ","} {print} END{print "]"}' "$C/corpus.jsonl" >"$C/corpus.json"
 # ajv-cli resolves $ref by $id: its copy of the schema gets one (nothing else
 # changes); the wrapper validates every array item against the root Message.
 node -e '
@@ -197,33 +221,100 @@ echo '{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://c
 # the unchanged schema beside a wrapper without $id.
 cp "$ROOT/schemas/control.v1.json" "$C/cj/control.v1.json"
 echo '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"$ref":"control.v1.json"}}' >"$C/cj/wrapper.json"
-AJV=("$CACHE/npm/node_modules/.bin/ajv" validate --spec=draft2020 --strict=false -c ajv-formats
-	-s "$C/ajv/wrapper.json" -r "$C/ajv/control.v1.json" -d "$C/corpus.json")
-CJ=("$CACHE/venv/bin/check-jsonschema" --schemafile "$C/cj/wrapper.json" "$C/corpus.json")
-"$CONFORM" validate "$C/corpus.jsonl" >/dev/null 2>&1 || true # warm
-"${AJV[@]}" >/dev/null 2>&1 || true
-log "c. conform validate x$REPEAT"
-median_of "$REPEAT" "$C/conform.out" "$CONFORM" validate "$C/corpus.jsonl"
-VC_T=$T VC_RC=$RC
-log "c. ajv-cli x$REPEAT"
-median_of "$REPEAT" "$C/ajv.out" "${AJV[@]}"
-VA_T=$T VA_RC=$RC
-log "c. check-jsonschema x$REPEAT"
-median_of "$REPEAT" "$C/cj.out" "${CJ[@]}"
-VJ_T=$T VJ_RC=$RC
-if ((VC_RC == 0 && VA_RC == 0)); then
-	row "validate 10k frames: speedup over ajv-cli" "${VC_T}s" "${VA_T}s" "$(ratio "$VA_T" "$VC_T")" 2 ge
-else
-	log "validate failed: conform rc=$VC_RC ajv rc=$VA_RC"; tail -5 "$C/conform.out" "$C/ajv.out" >&2
-	row "validate 10k frames: speedup over ajv-cli" "rc=$VC_RC" "rc=$VA_RC" - 2 ge
-fi
-if ((VC_RC == 0 && VJ_RC == 0)); then
-	row "validate 10k frames: speedup over check-jsonschema" "${VC_T}s" "${VJ_T}s" "$(ratio "$VJ_T" "$VC_T")" 10 ge
-else
-	log "validate failed: check-jsonschema rc=$VJ_RC"; tail -5 "$C/cj.out" >&2
-	row "validate 10k frames: speedup over check-jsonschema" "rc=$VC_RC" "rc=$VJ_RC" - 10 ge
+to_array() { awk 'BEGIN{print "["} NR>1{print ","} {print} END{print "]"}' "$1" >"$2"; }
+ajv_cmd() { AJV=("$CACHE/npm/node_modules/.bin/ajv" validate --spec=draft2020 --strict=false -c ajv-formats -s "$C/ajv/wrapper.json" -r "$C/ajv/control.v1.json" -d "$1"); }
+cj_cmd() { CJ=("$CACHE/venv/bin/check-jsonschema" --schemafile "$C/cj/wrapper.json" "$1"); }
+
+# All three must reject a frame whose request_id is a number, and conform
+# must also reject an allow reply without updatedInput (the body check the
+# peers, validating frames one by one, do not make).
+printf '%s\n' '{"type":"control_request","request_id":7,"request":{"subtype":"interrupt"}}' >"$C/bad.jsonl"
+to_array "$C/bad.jsonl" "$C/bad.json"
+ajv_cmd "$C/bad.json"
+cj_cmd "$C/bad.json"
+for t in conform ajv cj; do
+	case $t in
+	conform) cmd=("$CONFORM" validate "$C/bad.jsonl") ;;
+	ajv) cmd=("${AJV[@]}") ;;
+	cj) cmd=("${CJ[@]}") ;;
+	esac
+	if "${cmd[@]}" >"$C/bad.$t.out" 2>&1; then
+		log "c. $t accepted an invalid frame:"; cat "$C/bad.$t.out" >&2; exit 1
+	fi
+done
+
+# vmeasure N OUT CMD...: runs CMD N times; sets VT (median wall s), VC
+# (median user+sys s), VR (largest peak RSS, KiB), VRC (first failure or 0).
+vmeasure() {
+	local n=$1 out=$2
+	shift 2
+	local ts=() cs=() r=0 rc=0 w u sys m
+	for ((i = 0; i < n; i++)); do
+		set +e
+		/usr/bin/time -f '%e %U %S %M' -o "$out.time" "$@" >"$out" 2>&1
+		local code=$?
+		set -e
+		((code != 0 && rc == 0)) && rc=$code
+		# A failing command adds "Command exited with non-zero status" first.
+		read -r w u sys m < <(tail -n 1 "$out.time")
+		ts+=("$w")
+		cs+=("$(awk -v a="$u" -v b="$sys" 'BEGIN{printf "%.2f", a+b}')")
+		((m > r)) && r=$m
+	done
+	VT=$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+	VC=$(printf '%s\n' "${cs[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+	VR=$r
+	VRC=$rc
+}
+
+VROWS=()
+for n in $VALIDATE_SIZES; do
+	label=$(awk -v n="$n" 'BEGIN{ if (n >= 1000000 && n % 1000000 == 0) printf "%dM", n/1000000; else if (n >= 1000) printf "%dk", n/1000; else print n }')
+	log "c. validate: $label-frame corpus"
+	(cd "$ROOT" && "$BIN/gen" corpus -n "$n" -out "$C/corpus-$label.jsonl") 2>/dev/null
+	to_array "$C/corpus-$label.jsonl" "$C/corpus-$label.json"
+	ajv_cmd "$C/corpus-$label.json"
+	cj_cmd "$C/corpus-$label.json"
+	"$CONFORM" validate "$C/corpus-$label.jsonl" >/dev/null 2>&1 || true # warm the page cache
+	"${AJV[@]}" >/dev/null 2>&1 || true
+	rep=$REPEAT
+	log "c. $label: conform validate x$rep"
+	vmeasure "$rep" "$C/conform-$label.out" "$CONFORM" validate "$C/corpus-$label.jsonl"
+	grep -q "^ok .* 0 failed," "$C/conform-$label.out" || { ((VRC == 0)) && VRC=1; }
+	CT=$VT CC=$VC CR=$VR CRC=$VRC
+	log "c. $label: ajv-cli x$rep"
+	vmeasure "$rep" "$C/ajv-$label.out" "${AJV[@]}"
+	AT=$VT AC=$VC AR=$VR ARC=$VRC
+	((n > CJ_REPEAT_MAX)) && rep=1
+	log "c. $label: check-jsonschema x$rep"
+	vmeasure "$rep" "$C/cj-$label.out" "${CJ[@]}"
+	JT=$VT JC=$VC JR=$VR JRC=$VRC
+	for t in conform:$CT:$CC:$CR:$CRC ajv-cli:$AT:$AC:$AR:$ARC check-jsonschema:$JT:$JC:$JR:$JRC; do
+		IFS=: read -r name wt ct rss rc <<<"$t"
+		VROWS+=("$label|$name|${wt}s|${ct}s|$((rss / 1024))MiB|$rc")
+	done
+	if ((CRC != 0 || ARC != 0)); then
+		log "c. $label failed: conform rc=$CRC ajv rc=$ARC"; tail -3 "$C/conform-$label.out" "$C/ajv-$label.out" >&2
+		row "validate $label: wall speedup over ajv-cli" "rc=$CRC" "rc=$ARC" - 2 ge
+	else
+		row "validate $label: wall speedup over ajv-cli" "${CT}s" "${AT}s" "$(ratio "$AT" "$CT")" 2 ge
+		row "validate $label: CPU of ajv-cli / conform" "${CC}s" "${AC}s" "$(ratio "$AC" "$CC")" 1 ge
+	fi
+	if ((CRC != 0 || JRC != 0)); then
+		log "c. $label failed: check-jsonschema rc=$JRC"; tail -3 "$C/cj-$label.out" >&2
+		row "validate $label: wall speedup over check-jsonschema" "rc=$CRC" "rc=$JRC" - 10 ge
+	else
+		row "validate $label: wall speedup over check-jsonschema" "${CT}s" "${JT}s" "$(ratio "$JT" "$CT")" 10 ge
+	fi
+	if ((n >= 1000000)); then
+		row "validate $label: peak RSS of conform (MiB)" "$((CR / 1024))MiB" "-" "$((CR / 1024))" 100 le
+	fi
+	rm -f "$C/corpus-$label.json" "$C/corpus-$label.jsonl"
+done
+
 fi
 
+if only d; then
 # --- d. canonicalization throughput ------------------------------------------
 log "d. canonicalization: 100000-line corpus, Go internal/canon vs npm canonicalize"
 D=$WORK/canon
@@ -238,13 +329,24 @@ else
 	row "canonicalize MB/s (Go / npm canonicalize)" "${GO_MBS}MB/s" "${JS_MBS}MB/s" - 1 ge
 fi
 
+fi
+
 # --- the table -----------------------------------------------------------------
 echo
 echo "conform bench, $(date -u +%Y-%m-%d), $(nproc) cores, -j $JOBS, median of $REPEAT where repeated"
-echo "per vector: 1k ${PV1K} ms, ${NK} ${PVBIG:-?} ms; peak RSS: 1k $((RUN1K_RSS / 1024)) MiB, ${NK} $((${BIG_RSS:-0} / 1024)) MiB"
+only b && echo "per vector: 1k ${PV1K} ms, ${NK} ${PVBIG:-?} ms; peak RSS: 1k $((RUN1K_RSS / 1024)) MiB, ${NK} $((${BIG_RSS:-0} / 1024)) MiB"
 {
 	echo "comparison|conform|peer|ratio|target|met?"
 	printf '%s\n' "${ROWS[@]}"
+} | awk -F'|' '{for (i = 1; i <= NF; i++) {c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i)}; n = NR; nf = NF}
+	END {for (r = 1; r <= n; r++) {for (i = 1; i <= nf; i++) printf "%-*s%s", w[i], c[r, i], (i < nf ? "  " : "\n")}}'
+only c || exit "$FAILED"
+echo
+echo "validate at scale (same frames for every tool; ajv-cli and check-jsonschema read them as one JSON array;"
+echo "wall and CPU median of $REPEAT, check-jsonschema once above $CJ_REPEAT_MAX frames; peak RSS the largest)"
+{
+	echo "frames|tool|wall|CPU (user+sys)|peak RSS|rc"
+	printf '%s\n' "${VROWS[@]}"
 } | awk -F'|' '{for (i = 1; i <= NF; i++) {c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i)}; n = NR; nf = NF}
 	END {for (r = 1; r <= n; r++) {for (i = 1; i <= nf; i++) printf "%-*s%s", w[i], c[r, i], (i < nf ? "  " : "\n")}}'
 exit "$FAILED"

@@ -1,13 +1,9 @@
 package runner
 
 import (
-	"bytes"
-	"fmt"
 	"io/fs"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -98,74 +94,6 @@ func CheckMessages(s *Suite, n int) ([]MessageResult, Coverage, []suite.LoadErro
 		}
 	}
 	return out, cov, bad, nil
-}
-
-// ValidateRecording checks a JSONL recording line by line: each non-blank
-// line must be one JSON object; frames whose type is one of the version's
-// control types must validate against its schema; pass-over types are
-// skipped; any other type is reported. A recording without a non-blank
-// line is reported too ("no frames": it proves nothing). It returns one
-// message per problem, prefixed with the 1-based line number; nil means
-// valid.
-func ValidateRecording(s *Suite, n int, data []byte) ([]string, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return []string{"no frames: the recording is empty or blank"}, nil
-	}
-	ver, err := s.Version(n)
-	if err != nil {
-		return nil, err
-	}
-	root, err := s.Schemas.Compile(ver.Schema)
-	if err != nil {
-		return nil, err
-	}
-	control, pass := set(ver.ControlTypes), set(ver.PassOver)
-	lines := strings.Split(string(data), "\n")
-	// Lines are independent: check them on every CPU, report in line order.
-	perLine := make([][]string, len(lines))
-	workers := min(runtime.NumCPU(), len(lines))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(lines); i += workers {
-				perLine[i] = checkLine(lines[i], i+1, n, root, control, pass)
-			}
-		}()
-	}
-	wg.Wait()
-	var probs []string
-	for _, p := range perLine {
-		probs = append(probs, p...)
-	}
-	return probs, nil
-}
-
-func checkLine(line string, num, version int, root *schema.Schema, control, pass map[string]bool) []string {
-	if strings.TrimSpace(line) == "" {
-		return nil
-	}
-	v, err := canon.Parse([]byte(line))
-	if err != nil {
-		return []string{fmt.Sprintf("line %d: %v", num, err)}
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return []string{fmt.Sprintf("line %d: not a JSON object", num)}
-	}
-	typ, _ := obj["type"].(string)
-	switch {
-	case pass[typ]:
-		return nil
-	case control[typ]:
-		var probs []string
-		for _, vi := range root.Validate(v) {
-			probs = append(probs, fmt.Sprintf("line %d: %s", num, vi))
-		}
-		return probs
-	}
-	return []string{fmt.Sprintf("line %d: frame type %q is not part of suite version %d", num, typ, version)}
 }
 
 // CheckGolden reports whether data is a golden file in RFC 8785 canonical

@@ -6,8 +6,9 @@
 //	                            vectors (ids g<NNNNN>-<original id>)
 //	gen corpus -n N -out FILE   write N JSONL control lines, every one valid
 //	                            against schemas/control.v1.json: the frame
-//	                            requests of the agent vectors and the
-//	                            reference's replies to them, cycled
+//	                            requests of the agent and host vectors and
+//	                            the reference's replies to them, in pairs,
+//	                            cycled (see corpus)
 //
 // It runs from the repository root and reads the suite from disk.
 package main
@@ -56,10 +57,14 @@ func main() {
 }
 
 // agentVectors returns the repository's agent vectors, decoded, in file order.
-func agentVectors() ([]map[string]any, error) {
-	paths, err := filepath.Glob("vectors/v1/agent/*.json")
+func agentVectors() ([]map[string]any, error) { return roleVectors("agent") }
+
+// roleVectors returns the repository's v1 vectors of role, decoded, in
+// file order.
+func roleVectors(role string) ([]map[string]any, error) {
+	paths, err := filepath.Glob("vectors/v1/" + role + "/*.json")
 	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("no vectors/v1/agent/*.json (run from the repository root)")
+		return nil, fmt.Errorf("no vectors/v1/%s/*.json (run from the repository root)", role)
 	}
 	sort.Strings(paths)
 	var out []map[string]any
@@ -130,48 +135,107 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o644)
 }
 
+// corpus writes n lines cycling through request/reply pairs: each frame
+// request of the v1 agent vectors answered by the reference agent, and each
+// of the v1 host vectors answered by the reference host under the vector's
+// policy. A pair is kept only when the request validates against the root
+// Message and the reply against the root and, for a success reply, against
+// ReplyBySubtype/<subtype>, so the corpus is valid for ajv-cli and
+// check-jsonschema (root only) and for conform validate (which matches
+// replies to requests) alike. Pairs are never split across the cycle, so
+// every reply answers a request of the same cycle; a cut at line n can
+// leave one request unanswered (a note, not a failure).
 func corpus(n int, file string) error {
-	src, err := agentVectors()
+	set := schema.NewSet(os.DirFS("."))
+	root, err := set.Compile("schemas/control.v1.json")
 	if err != nil {
 		return err
 	}
-	root, err := schema.NewSet(os.DirFS(".")).Compile("schemas/control.v1.json")
-	if err != nil {
-		return err
+	valid := func(loc string, line []byte) bool {
+		v, err := canon.Parse(line)
+		if err != nil {
+			return false
+		}
+		sch := root
+		if loc != "" {
+			if sch, err = set.Compile(loc); err != nil {
+				return false
+			}
+		}
+		return sch.Validate(v) == nil
 	}
 	var lines [][]byte
-	keep := func(line []byte) {
-		v, err := canon.Parse(line)
-		if err == nil && root.Validate(v) == nil {
-			lines = append(lines, line)
-		}
-	}
-	for _, v := range src {
-		agent := reference.NewAgent()
-		for _, it := range v["send"].([]any) {
-			f, ok := it.(map[string]any)["frame"]
-			if !ok {
-				continue
-			}
-			req, err := canon.Canonical(f)
+	pairs, skipped := 0, 0
+	collect := func(vs []map[string]any, handler func(v map[string]any) (func([]byte) ([]byte, error), error)) error {
+		for _, v := range vs {
+			handle, err := handler(v)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", v["id"], err)
 			}
-			keep(req)
-			reply, err := agent.Handle(req)
-			if err == nil && reply != nil {
-				keep(bytes.TrimSpace(reply))
+			for _, it := range v["send"].([]any) {
+				f, ok := it.(map[string]any)["frame"]
+				if !ok {
+					continue
+				}
+				req, err := canon.Canonical(f)
+				if err != nil {
+					return err
+				}
+				reply, err := handle(req)
+				if err != nil || reply == nil || !valid("", req) {
+					skipped++
+					continue
+				}
+				reply = bytes.TrimSpace(reply)
+				sub, _ := f.(map[string]any)["request"].(map[string]any)["subtype"].(string)
+				if !valid("", reply) || bytes.Contains(reply, []byte(`"subtype":"success"`)) &&
+					!valid("schemas/control.v1.json#/$defs/ReplyBySubtype/properties/"+sub, reply) {
+					skipped++
+					continue
+				}
+				lines = append(lines, req, reply)
+				pairs++
 			}
 		}
+		return nil
+	}
+	agents, err := roleVectors("agent")
+	if err != nil {
+		return err
+	}
+	hosts, err := roleVectors("host")
+	if err != nil {
+		return err
+	}
+	if err := collect(agents, func(map[string]any) (func([]byte) ([]byte, error), error) {
+		return reference.NewAgent().Handle, nil
+	}); err != nil {
+		return err
+	}
+	if err := collect(hosts, func(v map[string]any) (func([]byte) ([]byte, error), error) {
+		var pol []byte
+		if p, ok := v["policy"]; ok {
+			var err error
+			if pol, err = canon.Canonical(p); err != nil {
+				return nil, err
+			}
+		}
+		h, err := reference.NewHost(pol)
+		if err != nil {
+			return nil, err
+		}
+		return h.Handle, nil
+	}); err != nil {
+		return err
 	}
 	if len(lines) == 0 {
-		return fmt.Errorf("no valid lines")
+		return fmt.Errorf("no valid request/reply pairs")
 	}
 	var buf bytes.Buffer
 	for i := range n {
 		buf.Write(lines[i%len(lines)])
 		buf.WriteByte('\n')
 	}
-	fmt.Fprintf(os.Stderr, "gen: %d distinct valid lines, %d written\n", len(lines), n)
+	fmt.Fprintf(os.Stderr, "gen: %d request/reply pairs (%d requests skipped: invalid, unanswered or an invalid reply), %d lines written\n", pairs, skipped, n)
 	return os.WriteFile(file, buf.Bytes(), 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -11,19 +12,20 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/runner"
 )
 
-// tuneGC trades memory for speed in validate, which allocates about 21 KiB
-// of short-lived garbage per frame inside the JSON Schema validator and
-// keeps under 1 MiB alive: unless the caller set GOGC or GOMEMLIMIT, the heap may
-// grow to 9x its live size (GOGC=800) under a 1 GiB soft limit. Measured on
-// the 10,000-frame bench corpus (bench/README.md): about 22% less wall time
-// than GOGC=100.
+// tuneGC trades memory for speed in validate: unless the caller set GOGC
+// or GOMEMLIMIT, the heap may grow to 5x its live size (GOGC=400) under a
+// 64 MiB soft limit. A recording is streamed, so the live heap is a few
+// MiB whatever its length (runner.ValidateRecording); the validator's fast
+// path leaves little garbage beyond the parsed frames. The limit keeps the
+// peak RSS of a million-frame recording under 100 MiB (bench/README.md).
 func tuneGC() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetGCPercent(800)
-		debug.SetMemoryLimit(1 << 30)
+		debug.SetGCPercent(400)
+		debug.SetMemoryLimit(64 << 20)
 	}
 }
 
@@ -32,16 +34,25 @@ func tuneGC() {
 // message vector against its definition, every session vector's golden
 // file, and definition coverage (each $defs entry named by a valid message
 // vector). With paths (files or doublestar globs) it checks each file by
-// kind: *.jsonl is a recording validated line by line, a file under a
-// golden/ folder must be canonical, anything else is a vector file.
-// Exit 0 when everything is valid, 1 when a check fails, 2 for bad input.
+// kind: *.jsonl is a recording, streamed and checked like what an IUT
+// writes in a run, replies matched to their requests
+// (runner.ValidateRecording); a file under a golden/ folder must be
+// canonical; anything else is a vector file.
+// Exit 0 when everything is valid, 1 when a check fails, 2 for bad input,
+// 3 when a file cannot be read.
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version` for recordings and vector files")
+	maxLine := fl.Int("max-line", runner.DefaultRecordingMaxLine, "recordings: longest line read, in `bytes` (longer is FRAME_TOO_LARGE)")
+	complete := fl.Bool("complete", false, "recordings hold whole sessions: a reply without a pending request and a request never answered fail (by default they are notes, since a recording may start or end mid-session)")
+	jobs := fl.Int("j", 0, "recordings: lines parsed and validated at once, in `goroutines` (default: number of CPUs)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
+	}
+	if *maxLine <= 0 {
+		return usageError(stderr, "validate", "--max-line must be positive")
 	}
 	tuneGC()
 	s, err := openSuite(*suiteDir, false)
@@ -55,21 +66,29 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, err)
 	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	defer out.Flush()
 	bad := 0
 	for _, p := range paths {
+		if strings.HasSuffix(p, ".jsonl") {
+			ok, err := validateRecording(ctx, s, *version, p, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
+			if err != nil {
+				out.Flush()
+				return fail(stderr, err)
+			}
+			if !ok {
+				bad++
+			}
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			fmt.Fprintf(stdout, "INVALID %s: %v\n", p, err)
+			fmt.Fprintf(out, "INVALID %s: %v\n", p, err)
 			bad++
 			continue
 		}
 		var probs []string
 		switch {
-		case strings.HasSuffix(p, ".jsonl"):
-			probs, err = runner.ValidateRecording(s, *version, data)
-			if err != nil {
-				return fail(stderr, err)
-			}
 		case strings.Contains(filepath.ToSlash(p), "golden/"):
 			if err := runner.CheckGolden(data); err != nil {
 				probs = []string{err.Error()}
@@ -77,23 +96,62 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		default:
 			probs, err = validateVectorFile(s, *version, data)
 			if err != nil {
+				out.Flush()
 				return fail(stderr, err)
 			}
 		}
 		if len(probs) == 0 {
-			fmt.Fprintf(stdout, "ok      %s\n", p)
+			fmt.Fprintf(out, "ok      %s\n", p)
 			continue
 		}
 		bad++
 		for _, pr := range probs {
-			fmt.Fprintf(stdout, "INVALID %s: %s\n", p, pr)
+			fmt.Fprintf(out, "INVALID %s: %s\n", p, pr)
 		}
 	}
-	fmt.Fprintf(stdout, "%d files, %d invalid\n", len(paths), bad)
+	fmt.Fprintf(out, "%d files, %d invalid\n", len(paths), bad)
+	if err := out.Flush(); err != nil {
+		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write"))
+	}
 	if bad > 0 {
 		return exitFail
 	}
 	return exitPass
+}
+
+// validateRecording streams the recording at path and prints each finding
+// as it comes, in line order ("INVALID path: line N: CODE: message" for a
+// failure, "NOTE    path: ..." for a note), then one line with the counts,
+// starting "ok" when nothing failed. It reports whether nothing failed;
+// its error is a kit failure (IO, INTERRUPTED, ...).
+func validateRecording(ctx context.Context, s *runner.Suite, version int, path string, opt runner.RecordingOptions, out io.Writer) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(out, "INVALID %s: %v\n", path, err)
+		return false, nil
+	}
+	defer f.Close()
+	st, err := runner.ValidateRecording(ctx, s, version, f, opt, func(lf runner.LineFinding) {
+		word := "INVALID"
+		if lf.Status == "" {
+			word = "NOTE   "
+		}
+		where := fmt.Sprintf("line %d", lf.Line)
+		if lf.EOF {
+			where = "end of file"
+		}
+		fmt.Fprintf(out, "%s %s: %s: %s: %s\n", word, path, where, lf.Code, lf.Message)
+	})
+	if err != nil {
+		return false, err
+	}
+	verdict := "ok     "
+	if st.Failed > 0 {
+		verdict = "INVALID"
+	}
+	fmt.Fprintf(out, "%s %s: %d frames, %d control (%d requests, %d replies, %d cancels); %d replies matched, %d checked against ReplyBySubtype; %d failed, %d notes\n",
+		verdict, path, st.Frames, st.Control, st.Requests, st.Replies, st.Cancels, st.Matched, st.BodiesChecked, st.Failed, st.Notes)
+	return st.Failed == 0, nil
 }
 
 func validateVectorFile(s *runner.Suite, version int, data []byte) ([]string, error) {

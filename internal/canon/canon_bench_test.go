@@ -85,3 +85,27 @@ func BenchmarkCanonicalBytes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTape measures the tape reader on the lines of BenchmarkParse
+// (one op: one line appended to a tape that is reset when it holds 256 KiB
+// of text, as a recording chunk's tape is), to compare with Parse.
+func BenchmarkTape(b *testing.B) {
+	for _, name := range []string{"typical", "64KiB"} {
+		line := string(benchLines(b)[name])
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			var tp canon.Tape
+			n := 0
+			for b.Loop() {
+				if _, ok := tp.Append(line); !ok {
+					b.Fatal("not read")
+				}
+				if n += len(line); n >= 256<<10 {
+					tp.Reset()
+					n = 0
+				}
+			}
+		})
+	}
+}

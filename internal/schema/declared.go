@@ -23,7 +23,7 @@ import (
 func (sch *Schema) Declares(at []string, name string) bool {
 	nodes := expand([]*jsonschema.Schema{sch.s})
 	for _, tok := range at {
-		nodes = expand(children(nodes, tok))
+		nodes = expand(memberSchemas(nodes, tok))
 		if len(nodes) == 0 {
 			return false
 		}
@@ -83,9 +83,9 @@ func expand(nodes []*jsonschema.Schema) []*jsonschema.Schema {
 	return out
 }
 
-// children returns the subschemas that apply to the member or item tok of
+// memberSchemas returns the subschemas that apply to the member or item tok of
 // an instance that nodes apply to.
-func children(nodes []*jsonschema.Schema, tok string) []*jsonschema.Schema {
+func memberSchemas(nodes []*jsonschema.Schema, tok string) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	idx, err := strconv.Atoi(tok)
 	isIndex := err == nil && idx >= 0

@@ -38,6 +38,7 @@ type Set struct {
 	mu       sync.Mutex
 	compiler *jsonschema.Compiler
 	cache    map[string]*Schema
+	fast     fastBuilder
 }
 
 // NewSet returns a [*Set] that reads schema files from fsys (the suite root).
@@ -68,7 +69,7 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		}
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
 	}
-	sch := &Schema{Loc: loc, s: compiled, fast: newDispatch(compiled), printer: message.NewPrinter(language.English)}
+	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English)}
 	s.cache[loc] = sch
 	return sch, nil
 }
@@ -78,9 +79,9 @@ type Schema struct {
 	// Loc is the suite-relative location it was compiled from.
 	Loc string
 	s   *jsonschema.Schema
-	// fast, when not nil, decides "valid" for a oneOf root without
-	// evaluating the branches that cannot match (see dispatch).
-	fast    *dispatch
+	// fast, when not nil, decides "valid" without building the library's
+	// error trees (see fastNode); "invalid" is always the library's.
+	fast    *fastNode
 	printer *message.Printer
 }
 
@@ -108,10 +109,8 @@ func (v Violation) String() string {
 // [MaxViolations] leaf violations, sorted by instance location then keyword;
 // nil means valid.
 func (sch *Schema) Validate(v any) []Violation {
-	if sch.fast != nil {
-		if valid, decided := sch.fast.valid(v); decided && valid {
-			return nil
-		}
+	if sch.fast != nil && sch.fast.ok(v) {
+		return nil
 	}
 	err := sch.s.Validate(v)
 	if err == nil {
@@ -135,6 +134,16 @@ func (sch *Schema) Validate(v any) []Violation {
 		out = out[:MaxViolations]
 	}
 	return out
+}
+
+// ValidTape reports whether the value at t.Nodes[i] is certainly valid.
+// False means "not decided valid": call Validate(t.Value(i)) for the
+// verdict and its violations, which are always the library's.
+func (sch *Schema) ValidTape(t *canon.Tape, i int) bool {
+	if sch.fast == nil {
+		return sch.Validate(t.Value(i)) == nil
+	}
+	return sch.fast.okT(t, i)
 }
 
 type loader struct{ fsys fs.FS }

@@ -1,0 +1,930 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/schema"
+)
+
+// Recording defaults, for [RecordingOptions] fields left zero.
+const (
+	// DefaultRecordingMaxLine is the longest recording line read, in bytes
+	// (16 MiB: the suite's largest frame is 2 MiB; pass-over frames such
+	// as tool results can be larger than any control frame).
+	DefaultRecordingMaxLine = 16 << 20
+	// DefaultMaxPending is how many unanswered requests are tracked at once.
+	DefaultMaxPending = 1 << 16
+)
+
+// FindingRecordingEmpty: a recording without a non-blank line proves
+// nothing, so it is reported rather than passed.
+const FindingRecordingEmpty = "RECORDING_EMPTY"
+
+// RecordingOptions configures [ValidateRecording]. Zero values take the
+// documented defaults.
+type RecordingOptions struct {
+	// MaxLine is the longest line read, in bytes (default
+	// DefaultRecordingMaxLine); a longer line is FRAME_TOO_LARGE and skipped
+	// without being held in memory.
+	MaxLine int
+	// Complete says the recording holds whole sessions: a reply whose
+	// request is not pending and a request never answered are failures
+	// (PROTOCOL_ERROR) rather than notes.
+	Complete bool
+	// Jobs is how many goroutines parse and validate (default GOMAXPROCS).
+	Jobs int
+	// MaxPending is the most unanswered requests tracked at once (default
+	// DefaultMaxPending); beyond it the oldest is dropped, with a
+	// REPLY_MISSING finding.
+	MaxPending int
+}
+
+// LineFinding is one finding of a recording, at a 1-based line.
+type LineFinding struct {
+	Line int `json:"line"`
+	// EOF marks a finding made at the end of the recording about an earlier
+	// line (a request never answered).
+	EOF bool `json:"eof,omitempty"`
+	Finding
+}
+
+// RecordingStats counts what [ValidateRecording] read.
+type RecordingStats struct {
+	// Lines is the number of lines, Frames the number of non-blank ones.
+	Lines, Frames int
+	// Control counts control frames (the version's controlTypes);
+	// Requests, Replies and Cancels count them by type.
+	Control, Requests, Replies, Cancels int
+	// Matched counts replies to a request pending in the recording;
+	// BodiesChecked those also checked against ReplyBySubtype (success
+	// replies to a subtype the schema lists).
+	Matched, BodiesChecked int
+	// Failed counts findings that fail the recording (Status not empty),
+	// Notes the others.
+	Failed, Notes int
+}
+
+// ValidateRecording reads a JSONL recording of the control channel (both
+// directions interleaved, one frame a line, as a harness or proxy writes
+// it) from r and checks it the way [Run] checks what an IUT writes:
+//
+//   - each non-blank line must be one JSON object read strictly
+//     (FRAME_NOT_JSON, FRAME_DUPLICATE_KEY, FRAME_NUMBER_INEXACT,
+//     FRAME_NOT_OBJECT, FRAME_TOO_LARGE over opt.MaxLine bytes);
+//   - frames of a pass-over type are skipped; a type that is neither pass-over
+//     nor a control type is FRAME_TYPE_UNKNOWN;
+//   - control frames must validate against the version's schema
+//     (FRAME_SCHEMA);
+//   - every control_response is matched to the oldest pending
+//     control_request with the same request_id (canonical JSON, so "1" and
+//     1 differ) earlier in the recording, which it removes; a success reply
+//     is validated against ReplyBySubtype/<subtype of that request>
+//     (REPLY_BODY_SCHEMA), as run does. A control_cancel_request marks the
+//     pending request cancelled: it may still get its (v2: error) reply,
+//     and is not reported if it gets none.
+//
+// A recording may start or end mid-session, so by default a reply with no
+// pending request (REPLY_UNSOLICITED: sent before the recording began, or a
+// second reply) and a request not cancelled and never answered
+// (REPLY_MISSING, reported at the end) are notes (Status ""), reported but
+// not failures; with opt.Complete they are PROTOCOL_ERROR. A recording
+// without a non-blank line is RECORDING_EMPTY (INVALID).
+//
+// Memory does not grow with the recording: lines are read in chunks, at
+// most a few chunks per worker are in flight, and only pending requests are
+// kept (at most opt.MaxPending; the oldest beyond that is dropped and
+// reported as REPLY_MISSING). Lines are parsed and validated on opt.Jobs
+// goroutines; emit is called from the calling goroutine, in line order,
+// with end-of-file findings last (ordered by line).
+//
+// Errors: VERSION_UNKNOWN, SCHEMA_INVALID, IO (reading r), INTERRUPTED (ctx
+// done; findings up to then were emitted).
+func ValidateRecording(ctx context.Context, s *Suite, n int, r io.Reader, opt RecordingOptions, emit func(LineFinding)) (RecordingStats, error) {
+	c, err := newRecordingCheck(s, n, opt)
+	if err != nil {
+		return RecordingStats{}, err
+	}
+	return c.run(ctx, r, emit)
+}
+
+// recordingCheck is the state of one ValidateRecording.
+type recordingCheck struct {
+	opt       RecordingOptions
+	schemaLoc string
+	root      *schema.Schema
+	bySubtype map[string]*schema.Schema
+	// subtypes maps each ReplyBySubtype name to itself, so pending
+	// requests keep the schema's copy of a subtype, not the frame's.
+	subtypes map[string]string
+	control  map[string]bool
+	passOver map[string]bool
+	pending  *pendingSet
+	tapes    sync.Pool // of *canon.Tape
+	// stats is counted by the emitting goroutine, mstats by the matcher.
+	stats, mstats RecordingStats
+	// readErr is the reader's error, set before its queues close.
+	readErr error
+}
+
+func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, error) {
+	if opt.MaxLine <= 0 {
+		opt.MaxLine = DefaultRecordingMaxLine
+	}
+	if opt.Jobs <= 0 {
+		opt.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if opt.MaxPending <= 0 {
+		opt.MaxPending = DefaultMaxPending
+	}
+	ver, err := s.Version(n)
+	if err != nil {
+		return nil, err
+	}
+	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, bySubtype: map[string]*schema.Schema{}, subtypes: map[string]string{},
+		control: set(ver.ControlTypes), passOver: set(ver.PassOver), pending: newPendingSet(opt.MaxPending)}
+	c.tapes.New = func() any { return &canon.Tape{} }
+	if c.root, err = s.Schemas.Compile(ver.Schema); err != nil {
+		return nil, err
+	}
+	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range subtypes {
+		sch, err := s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st))
+		if err != nil {
+			return nil, err
+		}
+		c.bySubtype[st] = sch
+		c.subtypes[st] = st
+	}
+	return c, nil
+}
+
+// Sizes of the pipeline: lines are read in chunks of chunkSize bytes
+// (longer lines get a chunk of their own), and at most window chunks'
+// worth of bytes per worker are between the reader and emit.
+const (
+	chunkSize = 256 << 10
+	window    = 4
+)
+
+// chunk is a run of whole lines and what checking them found.
+type chunk struct {
+	first int    // line number of the first line
+	data  []byte // whole lines; the last one may lack its LF at end of input
+	// tooLarge, when > 0, is the size of the single line this chunk stands
+	// for, which was over MaxLine and not kept.
+	tooLarge int
+	weight   int // window units held
+	buf      *[]byte
+
+	lines, frames int
+	// results holds the lines that found something or take part in reply
+	// matching, in line order.
+	results []lineResult
+	// eof holds end-of-input findings (the last chunk only).
+	eof []LineFinding
+
+	// tape holds the chunk's success replies until their bodies are
+	// checked; its strings share one copy of the chunk's bytes.
+	tape *canon.Tape
+
+	parsed  chan struct{} // closed when results are complete
+	checked chan struct{} // closed when reply bodies are checked
+}
+
+type frameKind uint8
+
+const (
+	kindNone frameKind = iota
+	kindRequest
+	kindReply
+	kindCancel
+)
+
+// lineResult is one line's findings and its part in reply matching.
+type lineResult struct {
+	line     int
+	findings []Finding
+	kind     frameKind
+	hasID    bool
+	key      string // canonical request_id
+	subtype  string // request: request.subtype; reply: response.subtype
+	// A success reply, kept until its body is checked: on the chunk's tape
+	// at root, or (a line the tape does not read) as frame.
+	tape  *canon.Tape
+	root  int
+	frame any
+	// body is the ReplyBySubtype schema to check frame against, set by the
+	// matcher, with the request it answers.
+	body       *schema.Schema
+	reqSubtype string
+	reqLine    int
+}
+
+func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFinding)) (RecordingStats, error) {
+	jobs := c.opt.Jobs
+	capacity := window * jobs
+	win := newWeighted(capacity)
+	parseQ := make(chan *chunk, capacity)
+	bodyQ := make(chan *chunk, capacity)
+	matchQ := make(chan *chunk, capacity)
+	emitQ := make(chan *chunk, capacity+1)
+	bufs := &sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
+	go func() {
+		defer close(parseQ)
+		defer close(matchQ)
+		// Written before the queues close, so the matcher and this
+		// function see it once they have seen the close.
+		c.readErr = c.read(ctx, r, bufs, win, capacity, func(ch *chunk) {
+			parseQ <- ch
+			matchQ <- ch
+		})
+	}()
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.work(parseQ, bodyQ, bufs)
+		}()
+	}
+	go func() {
+		defer close(emitQ)
+		defer close(bodyQ)
+		c.match(matchQ, bodyQ, emitQ)
+	}()
+	for ch := range emitQ {
+		<-ch.checked
+		c.emit(ch, emit)
+		win.release(ch.weight)
+	}
+	wg.Wait()
+	m := c.mstats
+	c.stats.Control, c.stats.Requests, c.stats.Replies, c.stats.Cancels = m.Control, m.Requests, m.Replies, m.Cancels
+	c.stats.Matched, c.stats.BodiesChecked = m.Matched, m.BodiesChecked
+	if c.readErr != nil {
+		return c.stats, c.readErr
+	}
+	if c.stats.Frames == 0 {
+		c.count(Finding{Code: FindingRecordingEmpty, Status: Invalid, Message: "no frames: the recording is empty or blank"})
+		emit(LineFinding{Line: max(c.stats.Lines, 1), Finding: Finding{Code: FindingRecordingEmpty, Status: Invalid,
+			Message: "no frames: the recording is empty or blank"}})
+	}
+	return c.stats, nil
+}
+
+func (c *recordingCheck) count(f Finding) {
+	if f.Status == "" {
+		c.stats.Notes++
+	} else {
+		c.stats.Failed++
+	}
+}
+
+func (c *recordingCheck) emit(ch *chunk, emit func(LineFinding)) {
+	c.stats.Lines += ch.lines
+	c.stats.Frames += ch.frames
+	for i := range ch.results {
+		res := &ch.results[i]
+		for _, f := range res.findings {
+			c.count(f)
+			emit(LineFinding{Line: res.line, Finding: f})
+		}
+	}
+	for _, f := range ch.eof {
+		c.count(f.Finding)
+		emit(f)
+	}
+	if ch.tape != nil {
+		ch.tape.Reset()
+		c.tapes.Put(ch.tape)
+		ch.tape = nil
+	}
+}
+
+// read splits r into chunks of whole lines and hands each to send, in
+// order, after taking its weight from win.
+func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool, win *weighted, capacity int, send func(*chunk)) error {
+	line := 1
+	newChunk := func(data []byte, buf *[]byte, tooLarge int) {
+		w := min(max(1, (len(data)+chunkSize-1)/chunkSize), capacity)
+		win.acquire(w)
+		ch := &chunk{first: line, data: data, buf: buf, tooLarge: tooLarge, weight: w,
+			parsed: make(chan struct{}), checked: make(chan struct{})}
+		if tooLarge > 0 {
+			line++
+		} else {
+			line += bytes.Count(data, []byte{'\n'})
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				line++
+			}
+		}
+		send(ch)
+	}
+	var carry []byte // the start of a line the last chunk did not end
+	eof := false
+	for !eof || len(carry) > 0 {
+		if err := ctx.Err(); err != nil {
+			return kiterr.Wrap(kiterr.Interrupted, err, "validate recording")
+		}
+		bp := bufs.Get().(*[]byte)
+		buf := append((*bp)[:0], carry...)
+		carry = nil
+		for {
+			for len(buf) < cap(buf) && !eof {
+				n, err := r.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if errors.Is(err, io.EOF) {
+					eof = true
+				} else if err != nil {
+					return kiterr.Wrap(kiterr.IO, err, "read recording")
+				}
+			}
+			if eof || len(buf) > c.opt.MaxLine || bytes.IndexByte(buf, '\n') >= 0 {
+				break
+			}
+			// No line ends in the buffer: grow it, up to just over MaxLine.
+			buf = slices.Grow(buf, max(1, min(cap(buf), c.opt.MaxLine+1-len(buf))))
+		}
+		pooled := cap(buf) == chunkSize
+		if len(buf) == 0 {
+			break
+		}
+		if firstLineLen(buf) > c.opt.MaxLine {
+			// Measure the line without keeping it; what follows it is
+			// read as usual.
+			size, rest, err := skipLine(r, buf, &eof)
+			if err != nil {
+				return err
+			}
+			if pooled {
+				bufs.Put(bp)
+			}
+			newChunk(nil, nil, size)
+			carry = rest
+			continue
+		}
+		end := len(buf)
+		if !eof {
+			end = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		if end < len(buf) {
+			carry = bytes.Clone(buf[end:])
+		}
+		if pooled {
+			*bp = buf
+			newChunk(buf[:end], bp, 0)
+		} else {
+			newChunk(buf[:end], nil, 0) // a grown buffer goes to the GC
+		}
+	}
+	return nil
+}
+
+// firstLineLen is the length of buf's first line without its LF.
+func firstLineLen(buf []byte) int {
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		return i
+	}
+	return len(buf)
+}
+
+// skipLine reads on from buf (which starts with an over-long line) to the
+// end of that line and returns its size (without LF) and what follows it.
+func skipLine(r io.Reader, buf []byte, eof *bool) (int, []byte, error) {
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		return i, bytes.Clone(buf[i+1:]), nil
+	}
+	size := len(buf)
+	tmp := make([]byte, chunkSize)
+	for !*eof {
+		n, err := r.Read(tmp)
+		if errors.Is(err, io.EOF) {
+			*eof = true
+		} else if err != nil {
+			return 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
+		}
+		if i := bytes.IndexByte(tmp[:n], '\n'); i >= 0 {
+			return size + i, bytes.Clone(tmp[i+1 : n]), nil
+		}
+		size += n
+	}
+	return size, nil, nil
+}
+
+// work parses chunks and checks reply bodies until both queues are closed;
+// body checks go first, since emit waits on them.
+func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
+	for parseQ != nil || bodyQ != nil {
+		select {
+		case ch, ok := <-bodyQ:
+			if !ok {
+				bodyQ = nil
+				continue
+			}
+			c.checkBodies(ch)
+			continue
+		default:
+		}
+		select {
+		case ch, ok := <-bodyQ:
+			if !ok {
+				bodyQ = nil
+				continue
+			}
+			c.checkBodies(ch)
+		case ch, ok := <-parseQ:
+			if !ok {
+				parseQ = nil
+				continue
+			}
+			c.parse(ch)
+			if ch.buf != nil {
+				bufs.Put(ch.buf)
+			}
+			ch.data, ch.buf = nil, nil
+			close(ch.parsed)
+		}
+	}
+}
+
+// parse checks each line of ch on its own (everything but matching).
+func (c *recordingCheck) parse(ch *chunk) {
+	if ch.tooLarge > 0 {
+		ch.lines, ch.frames = 1, 1
+		ch.results = []lineResult{{line: ch.first, findings: []Finding{c.tooLarge(ch.tooLarge)}}}
+		return
+	}
+	// One string for the chunk: the tape's strings are substrings of it.
+	src := string(ch.data)
+	ch.tape = c.tapes.Get().(*canon.Tape)
+	num, off := ch.first, 0
+	for off < len(src) {
+		end := strings.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += off
+		}
+		ln := ch.data[off:end]
+		ch.lines++
+		if len(ln) > c.opt.MaxLine {
+			ch.frames++
+			ch.results = append(ch.results, lineResult{line: num, findings: []Finding{c.tooLarge(len(ln))}})
+		} else if !isBlank(ln) {
+			ch.frames++
+			if res, ok := c.line(ch.tape, src[off:end], ln, num); ok {
+				ch.results = append(ch.results, res)
+			}
+		}
+		num++
+		off = end + 1
+	}
+}
+
+func (c *recordingCheck) tooLarge(size int) Finding {
+	return Finding{Code: FindingFrameTooLarge, Status: ProtocolError,
+		Message: fmt.Sprintf("a line of %d bytes exceeds the %d-byte limit", size, c.opt.MaxLine)}
+}
+
+// line checks one non-blank line, read onto tp; ok is false when there is
+// nothing to report or match. A success reply's nodes stay on tp for its
+// body check; everything else is taken off again.
+func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (res lineResult, ok bool) {
+	res.line = num
+	mark := len(tp.Nodes)
+	root, read := tp.Append(src)
+	if !read {
+		return c.lineAny(ln, res)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tp.Nodes = tp.Nodes[:mark]
+		}
+	}()
+	if tp.Nodes[root].Kind != canon.Object {
+		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
+		return res, true
+	}
+	typ := ""
+	if m := tp.Member(root, "type"); m >= 0 && tp.Nodes[m].Kind == canon.String {
+		typ = tp.Nodes[m].Str
+	}
+	if c.passOver[typ] {
+		return res, false
+	}
+	if !c.control[typ] {
+		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
+			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
+		return res, true
+	}
+	if !c.root.ValidTape(tp, root) {
+		res.findings = c.frameSchema(res.findings, tp.Value(root))
+	}
+	id := -1
+	switch typ {
+	case "control_request":
+		res.kind = kindRequest
+		id = tp.Member(root, "request_id")
+		if body := tp.Member(root, "request"); body >= 0 {
+			if st := tp.Member(body, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
+				res.subtype = tp.Nodes[st].Str
+			}
+		}
+	case "control_response":
+		res.kind = kindReply
+		if resp := tp.Member(root, "response"); resp >= 0 {
+			id = tp.Member(resp, "request_id")
+			if st := tp.Member(resp, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
+				res.subtype = tp.Nodes[st].Str
+			}
+		}
+		if res.subtype == "success" {
+			keep = true
+			res.tape, res.root = tp, root
+		}
+	case "control_cancel_request":
+		res.kind = kindCancel
+		id = tp.Member(root, "request_id")
+	}
+	if id >= 0 {
+		res.hasID = true
+		if n := tp.Nodes[id]; n.Kind == canon.String && plainString(n.Str) {
+			res.key = `"` + n.Str + `"`
+		} else {
+			res.key = key(tp.Value(id))
+		}
+	}
+	return res, true
+}
+
+func (c *recordingCheck) frameSchema(fs []Finding, v any) []Finding {
+	for _, vi := range c.root.Validate(v) {
+		fs = append(fs, Finding{Code: FindingFrameSchema, Status: SchemaViolation,
+			Message: truncate(fmt.Sprintf("%s: %s", c.schemaLoc, vi))})
+	}
+	return fs
+}
+
+// lineAny checks a line the tape did not read: Parse gives the error, or
+// (an object too large for the tape) the value to check.
+func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
+	v, err := canon.Parse(ln)
+	if err != nil {
+		code := FindingFrameNotJSON
+		switch kiterr.CodeOf(err) {
+		case kiterr.JSONDuplicateKey:
+			code = FindingFrameDuplicateKey
+		case kiterr.JSONNumberInexact:
+			code = FindingFrameInexact
+		}
+		res.findings = append(res.findings, Finding{Code: code, Status: ProtocolError, Message: messageOf(err)})
+		return res, true
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
+		return res, true
+	}
+	typ, _ := obj["type"].(string)
+	if c.passOver[typ] {
+		return res, false
+	}
+	if !c.control[typ] {
+		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
+			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
+		return res, true
+	}
+	res.findings = c.frameSchema(res.findings, v)
+	var id any
+	switch typ {
+	case "control_request":
+		res.kind = kindRequest
+		id, res.hasID = obj["request_id"]
+		if body, ok := obj["request"].(map[string]any); ok {
+			res.subtype, _ = body["subtype"].(string)
+		}
+	case "control_response":
+		res.kind = kindReply
+		resp, _ := obj["response"].(map[string]any)
+		id, res.hasID = resp["request_id"]
+		res.subtype, _ = resp["subtype"].(string)
+		if res.subtype == "success" {
+			res.frame = v
+		}
+	case "control_cancel_request":
+		res.kind = kindCancel
+		id, res.hasID = obj["request_id"]
+	}
+	if res.hasID {
+		res.key = idKey(id)
+	}
+	return res, true
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate bounds a finding message as run does (MaxFindingBytes).
+func truncate(s string) string {
+	if len(s) <= MaxFindingBytes {
+		return s
+	}
+	cut := MaxFindingBytes
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
+}
+
+// idKey is key(id), the canonical JSON text of a request_id, without
+// going through the canonicalizer for the common case of a string that
+// needs no escaping. The result never shares memory with the frame.
+func idKey(id any) string {
+	if s, ok := id.(string); ok && plainString(s) {
+		return `"` + s + `"`
+	}
+	return key(id)
+}
+
+// plainString reports whether s is written as itself in RFC 8785 JSON: no
+// quote, backslash or control character.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// match pairs replies with pending requests, in line order, and queues the
+// chunks whose reply bodies need a check. It counts into c.mstats.
+func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk) {
+	st := &c.mstats
+	for ch := range matchQ {
+		<-ch.parsed
+		needBodies := false
+		for i := range ch.results {
+			res := &ch.results[i]
+			if res.kind == kindNone {
+				continue
+			}
+			st.Control++
+			switch res.kind {
+			case kindRequest:
+				st.Requests++
+				if res.hasID {
+					sub, known := c.subtypes[res.subtype]
+					if !known {
+						sub = strings.Clone(res.subtype) // not the frame's memory
+					}
+					if dropped := c.pending.add(res.key, sub, res.line); dropped != nil {
+						res.findings = append(res.findings, c.missing(dropped, fmt.Sprintf("was dropped from reply matching: more than %d requests were pending", c.opt.MaxPending)))
+					}
+				}
+			case kindCancel:
+				st.Cancels++
+				if res.hasID {
+					c.pending.cancel(res.key)
+				}
+			case kindReply:
+				st.Replies++
+				if !res.hasID {
+					res.frame, res.tape = nil, nil
+					break // FRAME_SCHEMA says it
+				}
+				req := c.pending.take(res.key)
+				if req == nil {
+					res.findings = append(res.findings, Finding{Code: FindingReplyUnsolicited, Status: c.windowStatus(),
+						Message: truncate(fmt.Sprintf("reply to request_id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against ReplyBySubtype", res.key))})
+					res.frame, res.tape = nil, nil
+					break
+				}
+				st.Matched++
+				if res.frame != nil || res.tape != nil {
+					if sch := c.bySubtype[req.subtype]; sch != nil {
+						res.body, res.reqSubtype, res.reqLine = sch, req.subtype, req.line
+						needBodies = true
+						st.BodiesChecked++
+					} else {
+						res.frame, res.tape = nil, nil
+					}
+				}
+			}
+		}
+		emitQ <- ch
+		if needBodies {
+			bodyQ <- ch
+		} else {
+			close(ch.checked)
+		}
+	}
+	// End of input: requests never answered, in a chunk of their own;
+	// nothing when reading stopped early (the rest was never read).
+	if c.readErr != nil {
+		return
+	}
+	if rest := c.pending.rest(); len(rest) > 0 {
+		end := &chunk{checked: make(chan struct{})}
+		close(end.checked)
+		for _, p := range rest {
+			end.eof = append(end.eof, LineFinding{Line: p.line, EOF: true, Finding: c.missing(p, "was never answered before the end of the recording")})
+		}
+		emitQ <- end
+	}
+}
+
+// windowStatus is the status of what a recording that starts or ends
+// mid-session shows: a note, or a failure with Complete.
+func (c *recordingCheck) windowStatus() Status {
+	if c.opt.Complete {
+		return ProtocolError
+	}
+	return ""
+}
+
+func (c *recordingCheck) missing(p *pendingReq, why string) Finding {
+	sub := p.subtype
+	if sub == "" {
+		sub = "request without a subtype"
+	}
+	return Finding{Code: FindingReplyMissing, Status: c.windowStatus(),
+		Message: truncate(fmt.Sprintf("request_id %s (%s, line %d) %s", p.key, sub, p.line, why))}
+}
+
+// checkBodies validates the matched success replies of ch against the
+// ReplyBySubtype schema of the request each answers.
+func (c *recordingCheck) checkBodies(ch *chunk) {
+	for i := range ch.results {
+		res := &ch.results[i]
+		if res.body == nil {
+			continue
+		}
+		frame := res.frame
+		if frame == nil {
+			if res.body.ValidTape(res.tape, res.root) {
+				res.tape, res.body = nil, nil
+				continue
+			}
+			frame = res.tape.Value(res.root)
+		}
+		for _, vi := range res.body.Validate(frame) {
+			res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
+				Message: truncate(fmt.Sprintf("reply to %s (line %d): %s", res.reqSubtype, res.reqLine, vi))})
+		}
+		res.frame, res.tape, res.body = nil, nil, nil
+	}
+	close(ch.checked)
+}
+
+// pendingReq is a request waiting for its reply.
+type pendingReq struct {
+	key        string
+	subtype    string
+	line       int
+	cancelled  bool
+	prev, next *pendingReq // in line order, over all keys
+	same       *pendingReq // the next pending request with the same key
+}
+
+// pendingSet holds pending requests by key (oldest first per key) and in
+// line order, bounded by max.
+type pendingSet struct {
+	max        int
+	n          int
+	byKey      map[string]*pendingReq
+	head, tail *pendingReq
+}
+
+func newPendingSet(max int) *pendingSet {
+	return &pendingSet{max: max, byKey: map[string]*pendingReq{}}
+}
+
+// add records a request; when that makes more than max pending, the oldest
+// is removed and returned.
+func (ps *pendingSet) add(key, subtype string, line int) *pendingReq {
+	p := &pendingReq{key: key, subtype: subtype, line: line, prev: ps.tail}
+	if ps.tail != nil {
+		ps.tail.next = p
+	} else {
+		ps.head = p
+	}
+	ps.tail = p
+	if first := ps.byKey[key]; first == nil {
+		ps.byKey[key] = p
+	} else {
+		for first.same != nil {
+			first = first.same
+		}
+		first.same = p
+	}
+	ps.n++
+	if ps.n > ps.max {
+		old := ps.head
+		ps.remove(old)
+		return old
+	}
+	return nil
+}
+
+// take removes and returns the oldest pending request with key, or nil.
+func (ps *pendingSet) take(key string) *pendingReq {
+	p := ps.byKey[key]
+	if p == nil {
+		return nil
+	}
+	ps.remove(p)
+	return p
+}
+
+// cancel marks the oldest pending, not yet cancelled request with key.
+func (ps *pendingSet) cancel(key string) {
+	for p := ps.byKey[key]; p != nil; p = p.same {
+		if !p.cancelled {
+			p.cancelled = true
+			return
+		}
+	}
+}
+
+// remove unlinks p, which is the first of its key.
+func (ps *pendingSet) remove(p *pendingReq) {
+	if p.same != nil {
+		ps.byKey[p.key] = p.same
+	} else {
+		delete(ps.byKey, p.key)
+	}
+	if p.prev != nil {
+		p.prev.next = p.next
+	} else {
+		ps.head = p.next
+	}
+	if p.next != nil {
+		p.next.prev = p.prev
+	} else {
+		ps.tail = p.prev
+	}
+	p.prev, p.next, p.same = nil, nil, nil
+	ps.n--
+}
+
+// rest returns the pending requests not cancelled, in line order.
+func (ps *pendingSet) rest() []*pendingReq {
+	var out []*pendingReq
+	for p := ps.head; p != nil; p = p.next {
+		if !p.cancelled {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// weighted is a counting semaphore whose acquirers take several units.
+type weighted struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+}
+
+func newWeighted(n int) *weighted {
+	w := &weighted{free: n}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+func (w *weighted) acquire(n int) {
+	w.mu.Lock()
+	for w.free < n {
+		w.cond.Wait()
+	}
+	w.free -= n
+	w.mu.Unlock()
+}
+
+func (w *weighted) release(n int) {
+	w.mu.Lock()
+	w.free += n
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
