@@ -97,6 +97,13 @@ type Config struct {
 	// Progress, if set, is called once per finished vector, from one
 	// goroutine at a time.
 	Progress func(Result)
+	// Record, if set, is called once per vector that ran (not for INVALID
+	// or NOT_RUN results) with its result, before expected failures are
+	// applied, and its normalized canonical summary: the bytes compared with
+	// the golden file (see [Summary]). It may be called from several
+	// goroutines at once; a version's preflight vector (v2) is reported once
+	// more when it passes. conform record writes the summaries.
+	Record func(r Result, summary []byte)
 	// Spawn, when set, selects spawned mode: the IUT is a host that starts
 	// the agent itself, and Spawn is the argv prefix of the agent double
 	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double's
@@ -464,6 +471,9 @@ func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
 		return Result{}, err
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID))
+	if p.cfg.Record != nil && res.Status != NotRun {
+		p.cfg.Record(res, res.summary)
+	}
 	if !p.cfg.keepSummaries {
 		res.summary = nil
 	}

@@ -46,6 +46,8 @@ commands:
   list      list the vectors of a suite version
   compat    classify the changes between two JSON Schemas as additive or breaking
   version   print conform's version and the embedded suite digest
+  record    run the suite and write each vector's normalized output (a recording)
+  drift     classify the differences between recordings (or golden files)
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -69,6 +71,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdList(rest, stdout, stderr)
 	case "compat":
 		return cmdCompat(ctx, rest, stdout, stderr)
+	case "record":
+		return cmdRecord(ctx, rest, stdout, stderr)
+	case "drift":
+		return cmdDrift(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
@@ -548,6 +554,10 @@ func usageTail(cmd string) string {
 		return " [FILES_OR_GLOBS...]"
 	case "compat":
 		return " OLD.json NEW.json"
+	case "record":
+		return " --out DIR [--profile DIR | -- IUT COMMAND [ARGS...]]"
+	case "drift":
+		return " OLD NEW [MORE...] (recording dirs, golden dirs, or \"golden\")"
 	}
 	return ""
 }
