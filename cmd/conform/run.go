@@ -48,6 +48,7 @@ commands:
   version   print conform's version and the embedded suite digest
   record    run the suite and write each vector's normalized output (a recording)
   drift     classify the differences between recordings (or golden files)
+  frozen    gate: the working v1 schema changed only additively since its published copy
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -75,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdRecord(ctx, rest, stdout, stderr)
 	case "drift":
 		return cmdDrift(ctx, rest, stdout, stderr)
+	case "frozen":
+		return cmdFrozen(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
