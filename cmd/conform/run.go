@@ -49,6 +49,7 @@ commands:
   record    run the suite and write each vector's normalized output (a recording)
   drift     classify the differences between recordings (or golden files)
   frozen    gate: the working v1 schema changed only additively since its published copy
+  fidelity  compare the requests of the real CLI (with a Messages-API stand-in) with the host vectors
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -78,6 +79,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdDrift(ctx, rest, stdout, stderr)
 	case "frozen":
 		return cmdFrozen(ctx, rest, stdout, stderr)
+	case "fidelity":
+		return cmdFidelity(ctx, rest, stdout, stderr)
+	case "agent-tap":
+		return cmdAgentTap(ctx, rest, stdin, stdout, stderr)
+	case "host-adapter":
+		return cmdHostAdapter(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
@@ -198,6 +205,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fl.String("format", "text", "report format: text, json or junit")
 	out := fl.String("out", "", "write the report to `file` (default: stdout)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED")
+	agent := fl.String("agent", "", "host role: play the vectors through a real agent instead of the agent double: claude-code (impl/claude-code) or an agent profile `dir`; only the vectors it can produce run")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -252,6 +260,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Command = cmd
 		cfg.Implementation = "conform reference (Go)"
+	}
+	if *agent != "" {
+		if err := useRealAgent(&cfg, agentProfileDir(*agent), stderr); err != nil {
+			return fail(stderr, err)
+		}
+		if !flagSet(fl, "timeout") {
+			cfg.Timeout = 60 * time.Second // the real CLI with a host takes seconds
+		}
 	}
 	if expectPath != "" {
 		ef, err := profile.ReadExpectFail(expectPath)

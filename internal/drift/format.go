@@ -144,6 +144,14 @@ func WriteMarkdown(w io.Writer, t Timeline, hl int) error {
 			ew.printf("| `%s` | `%s` | %s | %s | %s | %s | %s |\n", f.Vector, md(at), f.Rule, f.Verdict, md(f.Message), code(f.Old), code(f.New))
 		}
 	}
+	ew.printf("\n%s Rules\n\n| rule | verdict | compat id | checks |\n|---|---|---|---|\n", h)
+	for _, r := range t.Rules {
+		c := ""
+		if r.Compat {
+			c = "yes"
+		}
+		ew.printf("| %s | %s | %s | %s |\n", r.ID, r.Verdict, c, md(strings.TrimPrefix(r.Purpose, "Checks ")))
+	}
 	return ew.err
 }
 
