@@ -74,26 +74,36 @@ func cliEnv(base []string, p *profile.Profile, home string) []string {
 // cmdAgentTap is the hidden "agent-tap" command: the agent of spawned host
 // runs with --agent (runner.Config.Spawn). The host starts it as it would
 // start the CLI; it plays the vector of the runner's plan through the real
-// CLI of --profile and the Messages-API stand-in (internal/cliplay.Tap),
+// CLI at --cli (with the --env variables of its profile, resolved by the
+// caller) and the Messages-API stand-in (internal/cliplay.Tap),
 // writing the host's answers to --transcript and the host's own requests to
 // --observed, as the agent double does. Flags it does not know are the
 // host's flags for the CLI and are passed on. Exit status: the CLI's; 2 for
 // a bad plan or profile; 3 when the CLI cannot be started or the vector
 // cannot be played.
 func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var profDir, planPath, transcriptPath, observedPath string
+	var cliPath, planPath, transcriptPath, observedPath string
 	var cliArgs []string
+	env := map[string]string{}
 	for i := 0; i < len(args); i++ {
 		var dst *string
 		switch args[i] {
-		case "--profile":
-			dst = &profDir
+		case "--cli":
+			dst = &cliPath
 		case "--plan":
 			dst = &planPath
 		case "--transcript":
 			dst = &transcriptPath
 		case "--observed":
 			dst = &observedPath
+		case "--env":
+			if i+1 >= len(args) || !strings.Contains(args[i+1], "=") {
+				return usageError(stderr, "agent-tap", "--env needs NAME=VALUE")
+			}
+			k, v, _ := strings.Cut(args[i+1], "=")
+			env[k] = v
+			i++
+			continue
 		default:
 			cliArgs = append(cliArgs, args[i])
 			continue
@@ -104,14 +114,11 @@ func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		*dst = args[i+1]
 		i++
 	}
-	if profDir == "" || planPath == "" || transcriptPath == "" || observedPath == "" {
-		fmt.Fprintln(stderr, "usage: conform agent-tap --profile DIR --plan FILE --transcript FILE --observed FILE [CLI flags...]")
+	if cliPath == "" || planPath == "" || transcriptPath == "" || observedPath == "" {
+		fmt.Fprintln(stderr, "usage: conform agent-tap --cli PATH [--env NAME=VALUE...] --plan FILE --transcript FILE --observed FILE [CLI flags...]")
 		return exitUsage
 	}
-	prof, err := loadAgent(profDir)
-	if err != nil {
-		return fail(stderr, err)
-	}
+	prof := &profile.Profile{Command: []string{cliPath}, Env: env}
 	pl, err := double.ReadPlan(planPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform agent-tap: %v\n", err)
@@ -290,12 +297,9 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 	if cfg.Role != "host" || cfg.Version != 1 {
 		return kiterr.New(kiterr.Usage, "--agent plays v1 host-role vectors through a real agent: give --role host (and --version 1)")
 	}
-	if _, err := loadAgent(dir); err != nil {
-		return err
-	}
-	abs, err := filepath.Abs(dir)
+	prof, err := loadAgent(dir)
 	if err != nil {
-		return kiterr.Wrap(kiterr.Usage, err, "agent profile %s", dir)
+		return err
 	}
 	self, err := referenceCommand("host", 1)
 	if err != nil {
@@ -304,7 +308,20 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 	if cfg.Spawn == nil {
 		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cfg.Command...)
 	}
-	cfg.Spawn = []string{self[0], "agent-tap", "--profile", abs}
+	cfg.Spawn = []string{self[0], "agent-tap", "--cli", prof.Command[0]}
+	names := make([]string, 0, len(prof.Env))
+	for k := range prof.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		cfg.Spawn = append(cfg.Spawn, "--env", k+"="+prof.Env[k])
+	}
+	what := prof.Implementation
+	if what == "" {
+		what = prof.Name
+	}
+	cfg.Implementation += " (agent: " + what + ", with the Messages-API stand-in)"
 	vs, skipped, err := producibleHostVectors(cfg.Suite, cfg.Version, cfg.Filters)
 	if err != nil {
 		return err
@@ -323,6 +340,29 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 	cfg.Filters = nil
 	for _, v := range vs {
 		cfg.Filters = append(cfg.Filters, globQuote(v.ID))
+	}
+	return nil
+}
+
+// agentExpectations adds to cfg.ExpectFail the entries of
+// expected-failures.<agent>.txt in the IUT's profile directory, if there is
+// one: what the host gets wrong only with that real agent (<agent> is the
+// base name of the agent profile directory, e.g. claude-code). Errors:
+// EXPECT_FILE_INVALID.
+func agentExpectations(cfg *runner.Config, profDir, agentDir string) error {
+	path := filepath.Join(profDir, "expected-failures."+filepath.Base(filepath.Clean(agentDir))+".txt")
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	ef, err := profile.ReadExpectFail(path)
+	if err != nil {
+		return err
+	}
+	if cfg.ExpectFail == nil {
+		cfg.ExpectFail = map[string]string{}
+	}
+	for id, reason := range ef {
+		cfg.ExpectFail[id] = reason
 	}
 	return nil
 }

@@ -276,6 +276,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.ExpectFail = ef
 	}
+	if *agent != "" && *prof != "" {
+		if err := agentExpectations(&cfg, *prof, agentProfileDir(*agent)); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	w, closeOut, err := reportWriter(stdout, *out)
 	if err != nil {
 		return fail(stderr, err)

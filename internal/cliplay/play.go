@@ -105,7 +105,7 @@ type policy struct {
 	CanUseTool map[string]struct {
 		Behavior string `json:"behavior"`
 	} `json:"can_use_tool"`
-	Hooks map[string]json.RawMessage           `json:"hooks"`
+	Hooks map[string]json.RawMessage            `json:"hooks"`
 	MCP   map[string]map[string]json.RawMessage `json:"mcp"`
 }
 

@@ -133,7 +133,7 @@ func Tap(ctx context.Context, cfg TapConfig) (*Observation, error) {
 	// when the CLI does.
 	go t.fromHost()
 	t.fromCLI(stdout) // until the CLI closes stdout
-	_ = cmd.Wait() // the exit status is data
+	_ = cmd.Wait()    // the exit status is data
 	t.mu.Lock()
 	t.cliDone = true
 	obs := *t.obs

@@ -6,10 +6,10 @@
 //
 // Conversations. The first POST /v1/messages that offers tools opens the
 // main conversation, named by its first message. Each request of the main
-// conversation gets the scripted [Turn] whose index is the number of
-// assistant messages it carries (0 for the first request, 1 after the
-// first tool results, ...), and, once the turns are used up, a text reply
-// that ends the turn. Every other request (a title, a summary, a
+// conversation gets the first scripted [Turn] whose tool calls it does not
+// hold yet (as tool_use or tool_result blocks: the CLI may merge or drop
+// messages, so they are not counted), and, once the turns are used up, a
+// text reply that ends the turn. Every other request (a title, a summary, a
 // sub-agent) gets a text reply, so the script is played once whatever the
 // CLI asks on the side. POST /v1/messages/count_tokens gets a token count;
 // every other path is 404 with an API error body.
@@ -243,6 +243,7 @@ func (s *Server) turn(req *request) Turn {
 		return Turn{Text: "ok"}
 	}
 	assistant := 0
+	seen := map[string]bool{}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "assistant":
@@ -250,11 +251,50 @@ func (s *Server) turn(req *request) Turn {
 		case "user":
 			s.collect(m.Content)
 		}
+		for _, id := range toolIDs(m.Content) {
+			seen[id] = true
+		}
 	}
-	if assistant < len(s.script.Turns) {
-		return s.script.Turns[assistant]
+	// The next turn is the first whose tool calls the conversation does not
+	// hold yet (the CLI may merge or drop messages, so they are not
+	// counted); a text-only turn is done once that many assistant messages
+	// were sent.
+	for i, t := range s.script.Turns {
+		done := len(t.ToolUses) > 0
+		for _, u := range t.ToolUses {
+			done = done && seen[u.ID]
+		}
+		if len(t.ToolUses) == 0 {
+			done = i < assistant
+		}
+		if !done {
+			return t
+		}
 	}
 	return Turn{Text: s.script.FinalText}
+}
+
+// toolIDs returns the ids of the tool_use and tool_result blocks of one
+// message's content.
+func toolIDs(content json.RawMessage) []string {
+	var blocks []struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	var ids []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_use":
+			ids = append(ids, b.ID)
+		case "tool_result":
+			ids = append(ids, b.ToolUseID)
+		}
+	}
+	return ids
 }
 
 // collect records the tool_result blocks of one user message (content is
