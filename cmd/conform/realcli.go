@@ -384,6 +384,8 @@ type fidelityResult struct {
 type fidelityDiff struct {
 	drift.Finding
 	Decision string `json:"decision,omitempty"`
+	// line is the decision's line in the decisions file (0: undecided).
+	line int
 }
 
 // Fidelity statuses.
@@ -487,12 +489,8 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	failed := 0
 	for _, r := range results {
 		for _, d := range r.Differences {
-			if d.Decision != "" {
-				for _, dc := range decisions {
-					if dc.Reason == d.Decision {
-						used[dc.Line] = true
-					}
-				}
+			if d.line > 0 {
+				used[d.line] = true
 			}
 		}
 		switch r.Status {
@@ -647,7 +645,7 @@ func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile,
 	for _, f := range diffs {
 		d := fidelityDiff{Finding: f}
 		if dc := cliplay.Decide(decisions, f); dc != nil {
-			d.Decision = dc.Reason
+			d.Decision, d.line = dc.Reason, dc.Line
 		} else {
 			undecided++
 		}
