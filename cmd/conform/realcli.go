@@ -306,7 +306,14 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 		return err
 	}
 	if cfg.Spawn == nil {
-		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cfg.Command...)
+		cmd := append([]string{}, cfg.Command...)
+		if strings.Contains(cmd[0], "/") && !filepath.IsAbs(cmd[0]) {
+			// The runner makes only its own first word absolute.
+			if abs, err := filepath.Abs(cmd[0]); err == nil {
+				cmd[0] = abs
+			}
+		}
+		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cmd...)
 	}
 	cfg.Spawn = []string{self[0], "agent-tap", "--cli", prof.Command[0]}
 	names := make([]string, 0, len(prof.Env))
