@@ -130,6 +130,13 @@ type Config struct {
 	// Now is the clock of Report.Started and Report.ElapsedMS (default
 	// time.Now).
 	Now func() time.Time
+	// Record, if set, is called once per vector that ran (not for INVALID
+	// or NOT_RUN results) with its result, before expected failures are
+	// applied, and its normalized canonical summary: the bytes compared with
+	// the golden file (see [Summary]). It may be called from several
+	// goroutines at once; a version's preflight vector (v2) is reported once
+	// more when it passes. conform record writes the summaries.
+	Record func(r Result, summary []byte)
 	// Spawn, when set, selects spawned mode: the IUT is a host that starts
 	// the agent itself, and Spawn is the argv prefix of the agent double
 	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as
@@ -616,6 +623,9 @@ func (p *plan) vectorOutcome(ctx context.Context, v *suite.Vector) (Result, *out
 		return Result{}, nil, err
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), l.conf, p.cfg.Exact)
+	if p.cfg.Record != nil && res.Status != NotRun {
+		p.cfg.Record(res, res.summary)
+	}
 	if !p.cfg.keepSummaries {
 		res.summary = nil
 	}

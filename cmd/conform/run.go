@@ -50,6 +50,10 @@ commands:
   report    merge the JSON reports of a sharded run, or print a JSON report in another format
   suite     export the embedded suite to a directory (suite export DIR)
   version   print conform's version, VCS revision, Go version and the embedded suite digest
+  record    run the suite and write each vector's normalized output (a recording)
+  drift     classify the differences between recordings (or golden files)
+  frozen    gate: the working v1 schema changed only additively since its published copy
+  fidelity  compare the requests of the real CLI (with a Messages-API stand-in) with the host vectors
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -79,6 +83,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdReport(rest, stdout, stderr)
 	case "suite":
 		return cmdSuite(rest, stdout, stderr)
+	case "record":
+		return cmdRecord(ctx, rest, stdout, stderr)
+	case "drift":
+		return cmdDrift(ctx, rest, stdout, stderr)
+	case "frozen":
+		return cmdFrozen(ctx, rest, stdout, stderr)
+	case "fidelity":
+		return cmdFidelity(ctx, rest, stdout, stderr)
+	case "agent-tap":
+		return cmdAgentTap(ctx, rest, stdin, stdout, stderr)
+	case "host-adapter":
+		return cmdHostAdapter(ctx, rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			return usageError(stderr, "version", "takes no arguments, got %q", rest[0])
@@ -210,6 +226,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	shard := fl.String("shard", "", "run only shard `i/n` of the selected vectors (vector k in id order goes to shard k mod n + 1); 'conform report merge' combines the JSON reports of all n shards")
 	progressEvery := fl.Duration("progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
 	exact := fl.Bool("exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
+	agent := fl.String("agent", "", "host role: play the vectors through a real agent instead of the agent double: claude-code (impl/claude-code) or an agent profile `dir`; only the vectors it can produce run")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -310,12 +327,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Command = cmd
 		cfg.Implementation = "conform reference (Go)"
 	}
+	if *agent != "" {
+		if err := useRealAgent(&cfg, agentProfileDir(*agent), stderr); err != nil {
+			return fail(stderr, err)
+		}
+		if !flagSet(fl, "timeout") {
+			cfg.Timeout = 60 * time.Second // the real CLI with a host takes seconds
+		}
+	}
 	if expectPath != "" {
 		ef, err := profile.ReadExpectFail(expectPath)
 		if err != nil {
 			return fail(stderr, err)
 		}
 		cfg.ExpectFail = ef
+	}
+	if *agent != "" && *prof != "" {
+		if err := agentExpectations(&cfg, *prof, agentProfileDir(*agent)); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	// On a terminal one status line that rewrites itself and is gone
 	// before the report (terminalProgress), so each vector shows once; in
@@ -674,6 +704,10 @@ func usageTail(cmd string) string {
 		return " [FILES_OR_GLOBS...]"
 	case "compat":
 		return " OLD.json NEW.json"
+	case "record":
+		return " --out DIR [--profile DIR | -- IUT COMMAND [ARGS...]]"
+	case "drift":
+		return " OLD NEW [MORE...] (recording dirs, golden dirs, or \"golden\")"
 	}
 	return ""
 }

@@ -110,6 +110,11 @@ const (
 	Interrupted Code = "INTERRUPTED"
 	// IO: reading or writing a file of the kit failed.
 	IO Code = "IO"
+	// RecordingInvalid: a recording directory (conform record) or a
+	// directory of summaries given to conform drift is missing its
+	// metadata, holds a file that is not a canonical summary, or names a
+	// vector other than its file name.
+	RecordingInvalid Code = "RECORDING_INVALID"
 )
 
 // Error is a failure of the kit with a stable [Code]. Msg says what failed,
