@@ -1,29 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Claude Code CLI 2.1.332 from npm into a cache outside the tree
-# (idempotent) and prints the path of its binary on stdout.
-# Cache: $CONFORM_CACHE, else $XDG_CACHE_HOME/conform, else $HOME/.cache/conform.
+# (idempotent) and prints the path of its binary on stdout: the release this
+# profile certifies, installed as every release of the timeline is
+# (impl/claude-code-timeline/install.sh; cache: $CONFORM_CACHE, else
+# $XDG_CACHE_HOME/conform, else $HOME/.cache/conform).
 set -euo pipefail
-VERSION=2.1.332
-cache="${CONFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conform}"
-dir="$cache/claude-code-$VERSION"
-exe="$dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
-
-ok() { [ -x "$exe" ] && "$exe" --version 2>/dev/null | grep -q "^$VERSION "; }
-
-if ok; then
-  echo "$exe"
-  exit 0
-fi
-mkdir -p "$dir"
-cd "$dir"
-printf '{"private":true,"dependencies":{"@anthropic-ai/claude-code":"%s"}}\n' "$VERSION" > package.json
-npm install --no-audit --no-fund --loglevel=error >&2
-if ! ok; then
-  # npm may skip the package's postinstall, which places the platform binary.
-  (cd node_modules/@anthropic-ai/claude-code && node install.cjs) >&2 || true
-fi
-if ! ok; then
-  echo "install.sh: $exe does not report version $VERSION" >&2
-  exit 1
-fi
-echo "$exe"
+exec "$(dirname "$0")/../claude-code-timeline/install.sh" 2.1.332
