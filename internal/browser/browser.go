@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -95,7 +94,7 @@ func Start(exe, tmp string, stderr io.Writer) (*Browser, error) {
 	cmd := exec.Command(exe, args...)
 	cmd.ExtraFiles = []*os.File{cmdR, evW} // fd 3, fd 4
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		cmdR.Close()
 		cmdW.Close()
@@ -313,11 +312,11 @@ func (b *Browser) Close() error {
 	select {
 	case <-exited:
 	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(b.cmd.Process)
 		<-exited
 	}
 	// Helpers of the browser may outlive its main process.
-	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(b.cmd.Process)
 	b.w.Close()
 	b.r.Close()
 	<-b.done
