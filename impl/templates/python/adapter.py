@@ -32,10 +32,13 @@ POLICY: dict[str, Any] = json.loads(os.environ.get("CONFORM_POLICY") or "{}")
 # ---- Part 1: the policy as callbacks ---------------------------------------
 
 
-def can_use_tool(tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    """The permission decision: {"behavior": "allow"|"deny", ...}."""
+def can_use_tool(tool: str, tool_input: dict[str, Any]) -> dict[str, Any] | None:
+    """The permission decision: {"behavior": "allow"|"deny", ...}, or None
+    for "no decision yet" (rule {"defer": true}: the user has not answered)."""
     rules = POLICY.get("can_use_tool", {})
     rule = rules.get(tool, rules.get("*"))
+    if rule and rule.get("defer") is True:
+        return None
     if rule and rule.get("behavior") == "deny":
         out = {"behavior": "deny", "message": rule.get("message", DENIED)}
         if rule.get("interrupt") is True:
@@ -89,12 +92,18 @@ def side_question() -> dict[str, Any]:
 # ---- Part 2: a stand-in for your SDK (replace with your SDK's client) ------
 
 
-def answer(req: dict[str, Any]) -> dict[str, Any]:
-    """One control_request from the agent -> the control_response payload."""
+def answer(req: dict[str, Any]) -> dict[str, Any] | None:
+    """One control_request from the agent -> the control_response payload,
+    or None: no reply (a permission the user has not decided yet)."""
     body = req.get("request") or {}
     sub = body.get("subtype")
     if sub == "can_use_tool":
-        result: dict[str, Any] | None = can_use_tool(body.get("tool_name", ""), body.get("input") or {})
+        result = can_use_tool(body.get("tool_name", ""), body.get("input") or {})
+        if result is None:
+            # No decision yet: a real SDK adapter leaves the permission
+            # callback's future (an awaitable it returns) never completed, so
+            # the SDK writes nothing, even when the agent cancels the request.
+            return None
     elif sub == "hook_callback":
         result = hook(body.get("callback_id", ""))
         if result is None:
@@ -130,6 +139,8 @@ def main() -> int:
             agent.stdin.close()
         elif frame.get("type") == "control_request":
             reply = answer(frame)
+            if reply is None:
+                continue  # pending: no reply, ever (v1)
             if "request_id" in frame:
                 reply["request_id"] = frame["request_id"]
             send({"type": "control_response", "response": reply})
