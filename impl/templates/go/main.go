@@ -50,11 +50,17 @@ func member(m obj, k string) obj { v, _ := m[k].(obj); return v }
 
 // ---- Part 1: the policy as callbacks ----
 
-func canUseTool(tool string, input obj) obj {
+// canUseTool is the permission decision {"behavior": "allow"|"deny", ...};
+// decided is false for "no decision yet" (the rule {"defer": true}: the user
+// has not answered).
+func canUseTool(tool string, input obj) (decision obj, decided bool) {
 	rules := member(policy, "can_use_tool")
 	rule, ok := rules[tool].(obj)
 	if !ok {
 		rule = member(rules, "*")
+	}
+	if rule["defer"] == true {
+		return nil, false
 	}
 	if rule["behavior"] == "deny" {
 		out := obj{"behavior": "deny", "message": denied}
@@ -64,7 +70,7 @@ func canUseTool(tool string, input obj) obj {
 		if rule["interrupt"] == true {
 			out["interrupt"] = true
 		}
-		return out
+		return out, true
 	}
 	_, ruleInput := rule["updatedInput"]
 	if qs, isList := input["questions"].([]any); tool == "AskUserQuestion" && isList && !ruleInput {
@@ -74,7 +80,7 @@ func canUseTool(tool string, input obj) obj {
 			text, _ := qm["question"].(string)
 			a, ok := answers[text]
 			if qm == nil || !ok {
-				return obj{"behavior": "deny", "message": denied}
+				return obj{"behavior": "deny", "message": denied}, true
 			}
 			if list, ok := a.([]any); ok {
 				parts := make([]string, len(list))
@@ -91,7 +97,7 @@ func canUseTool(tool string, input obj) obj {
 				updated[k] = v
 			}
 		}
-		return obj{"behavior": "allow", "updatedInput": updated}
+		return obj{"behavior": "allow", "updatedInput": updated}, true
 	}
 	if rule["behavior"] == "allow" {
 		out := obj{"behavior": "allow", "updatedInput": input}
@@ -101,9 +107,9 @@ func canUseTool(tool string, input obj) obj {
 		if p, ok := rule["updatedPermissions"]; ok {
 			out["updatedPermissions"] = p
 		}
-		return out
+		return out, true
 	}
-	return obj{"behavior": "deny", "message": denied}
+	return obj{"behavior": "deny", "message": denied}, true
 }
 
 // hook returns the hook output of a registered callback, nil for an unknown one.
@@ -135,6 +141,8 @@ func orDefault(name string, def obj) any {
 
 // ---- Part 2: a stand-in for your SDK (replace with your SDK's client) ----
 
+// answer returns the control_response payload for one request, or nil: no
+// reply (a permission the user has not decided yet).
 func answer(body obj) obj {
 	str := func(k string) string { s, _ := body[k].(string); return s }
 	switch sub := str("subtype"); sub {
@@ -143,7 +151,14 @@ func answer(body obj) obj {
 		if input == nil {
 			input = obj{}
 		}
-		return obj{"subtype": "success", "response": canUseTool(str("tool_name"), input)}
+		decision, decided := canUseTool(str("tool_name"), input)
+		if !decided {
+			// No decision yet: a real SDK adapter's permission callback never
+			// returns (it blocks, or its future/channel is never completed),
+			// so the SDK writes nothing, even when the agent cancels it.
+			return nil
+		}
+		return obj{"subtype": "success", "response": decision}
 	case "hook_callback":
 		if out := hook(str("callback_id")); out != nil {
 			return obj{"subtype": "success", "response": out}
@@ -193,6 +208,9 @@ func main() {
 		case "control_request":
 			body, _ := frame["request"].(obj)
 			reply := answer(body)
+			if reply == nil {
+				continue // pending: no reply, ever (v1)
+			}
 			if id, ok := frame["request_id"]; ok {
 				reply["request_id"] = id
 			}
