@@ -30,9 +30,11 @@ const obj = (v: Json | undefined): Obj | undefined =>
 
 // ---- Part 1: the policy as callbacks ----
 
-export function canUseTool(tool: string, input: Obj): Obj {
+/** The permission decision, or null for "no decision yet" (rule {"defer": true}: the user has not answered). */
+export function canUseTool(tool: string, input: Obj): Obj | null {
   const rules = obj(policy.can_use_tool) ?? {};
   const rule = obj(Object.hasOwn(rules, tool) ? rules[tool] : rules["*"]);
+  if (rule?.defer === true) return null;
   if (rule?.behavior === "deny") {
     const out: Obj = { behavior: "deny", message: rule.message ?? DENIED };
     if (rule.interrupt === true) out.interrupt = true;
@@ -77,11 +79,16 @@ export const sideQuestion = (): Json => policy.side_question ?? { action: "decli
 
 // ---- Part 2: a stand-in for your SDK (replace with your SDK's client) ----
 
-function answer(body: Obj): Obj {
+/** The control_response payload for one request, or null: no reply (a permission the user has not decided yet). */
+function answer(body: Obj): Obj | null {
   const str = (v: Json | undefined) => (typeof v === "string" ? v : "");
   switch (body.subtype) {
-    case "can_use_tool":
-      return { subtype: "success", response: canUseTool(str(body.tool_name), obj(body.input) ?? {}) };
+    case "can_use_tool": {
+      const decision = canUseTool(str(body.tool_name), obj(body.input) ?? {});
+      // No decision yet: a real SDK adapter returns a Promise from canUseTool
+      // that never settles, so the SDK writes nothing, even after a cancel.
+      return decision === null ? null : { subtype: "success", response: decision };
+    }
     case "hook_callback": {
       const out = hook(str(body.callback_id));
       return out
@@ -110,6 +117,7 @@ for await (const line of createInterface({ input: agent.stdout })) {
   if (frame.type === "result") agent.stdin.end();
   if (frame.type !== "control_request") continue;
   const reply = answer(obj(frame.request) ?? {});
+  if (reply === null) continue; // pending: no reply, ever (v1)
   if ("request_id" in frame) reply.request_id = frame.request_id;
   send({ type: "control_response", response: reply });
 }
