@@ -47,17 +47,21 @@ impl Policy {
         Some(v)
     }
 
-    /// The permission decision: {"behavior": "allow"|"deny", ...}.
-    fn can_use_tool(&self, tool: &str, input: &Value) -> Value {
+    /// The permission decision: {"behavior": "allow"|"deny", ...}, or None
+    /// for "no decision yet" (rule {"defer": true}: the user has not answered).
+    fn can_use_tool(&self, tool: &str, input: &Value) -> Option<Value> {
         let rules = self.get(&["can_use_tool"]);
         let rule = rules.and_then(|r| r.get(tool).or_else(|| r.get("*")));
         let field = |k: &str| rule.and_then(|r| r.get(k));
+        if field("defer") == Some(&json!(true)) {
+            return None;
+        }
         if field("behavior") == Some(&json!("deny")) {
             let mut out = json!({"behavior": "deny", "message": field("message").cloned().unwrap_or(json!(DENIED))});
             if field("interrupt") == Some(&json!(true)) {
                 out["interrupt"] = json!(true);
             }
-            return out;
+            return Some(out);
         }
         if let (true, Some(qs), None) = (
             tool == "AskUserQuestion",
@@ -71,7 +75,7 @@ impl Policy {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 let Some(a) = self.get(&["answers", text]) else {
-                    return json!({"behavior": "deny", "message": DENIED});
+                    return Some(json!({"behavior": "deny", "message": DENIED}));
                 };
                 let a = match a.as_array() {
                     Some(list) => json!(
@@ -86,16 +90,16 @@ impl Policy {
             }
             let mut updated = input.clone();
             updated["answers"] = Value::Object(answers);
-            return json!({"behavior": "allow", "updatedInput": updated});
+            return Some(json!({"behavior": "allow", "updatedInput": updated}));
         }
         if field("behavior") == Some(&json!("allow")) {
             let mut out = json!({"behavior": "allow", "updatedInput": field("updatedInput").unwrap_or(input)});
             if let Some(p) = field("updatedPermissions") {
                 out["updatedPermissions"] = p.clone();
             }
-            return out;
+            return Some(out);
         }
-        json!({"behavior": "deny", "message": DENIED})
+        Some(json!({"behavior": "deny", "message": DENIED}))
     }
 
     /// The hook output of a registered callback, None for an unknown one.
@@ -128,12 +132,17 @@ impl Policy {
 
 // ---- Part 2: a stand-in for your SDK (replace with your SDK's client) ----
 
-fn answer(p: &Policy, body: &Value) -> Value {
+/// The control_response payload for one request, or None: no reply (a
+/// permission the user has not decided yet).
+fn answer(p: &Policy, body: &Value) -> Option<Value> {
     let s = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or_default();
     let ok = |v: Value| json!({"subtype": "success", "response": v});
-    match s("subtype") {
+    Some(match s("subtype") {
+        // None is "no decision yet": a real SDK adapter's permission callback
+        // returns a future that is never completed, so the SDK writes nothing,
+        // even when the agent cancels the request.
         "can_use_tool" => {
-            ok(p.can_use_tool(s("tool_name"), body.get("input").unwrap_or(&json!({}))))
+            ok(p.can_use_tool(s("tool_name"), body.get("input").unwrap_or(&json!({})))?)
         }
         "hook_callback" => match p.hook(s("callback_id")) {
             Some(out) => ok(out),
@@ -150,7 +159,7 @@ fn answer(p: &Policy, body: &Value) -> Value {
         other => {
             json!({"subtype": "error", "error": format!("Unsupported control request subtype: {other}")})
         }
-    }
+    })
 }
 
 fn main() {
@@ -189,7 +198,10 @@ fn main() {
         match frame.get("type").and_then(Value::as_str) {
             Some("result") => drop(stdin.take()),
             Some("control_request") => {
-                let mut reply = answer(&policy, frame.get("request").unwrap_or(&json!({})));
+                let Some(mut reply) = answer(&policy, frame.get("request").unwrap_or(&json!({})))
+                else {
+                    continue; // pending: no reply, ever (v1)
+                };
                 if let Some(id) = frame.get("request_id") {
                     reply["request_id"] = id.clone();
                 }
