@@ -10,6 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Template: a conform host-role adapter for your SDK, in Java.
@@ -43,10 +44,21 @@ public final class Adapter {
 
     // ---- Part 1: the policy as callbacks ----
 
-    /** The permission decision: {"behavior": "allow"|"deny", ...}. */
-    ObjectNode canUseTool(String tool, JsonNode input) {
+    /**
+     * The permission decision: {"behavior": "allow"|"deny", ...}, or empty for "no decision yet" (rule
+     * {"defer": true}: the user has not answered).
+     */
+    Optional<ObjectNode> canUseTool(String tool, JsonNode input) {
         JsonNode rules = policy.path("can_use_tool");
         JsonNode rule = rules.has(tool) ? rules.get(tool) : rules.path("*");
+        if (rule.path("defer").booleanValue()) { // true only for the JSON literal true
+            return Optional.empty();
+        }
+        return Optional.of(decide(tool, input, rule));
+    }
+
+    /** The decision of any rule but defer: docs/host-role.md "can_use_tool: tool name → rule". */
+    private ObjectNode decide(String tool, JsonNode input, JsonNode rule) {
         ObjectNode out = JSON.createObjectNode();
         if ("deny".equals(rule.path("behavior").asText())) {
             out.put("behavior", "deny").set("message", rule.has("message") ? rule.get("message") : out.textNode(DENIED));
@@ -113,12 +125,21 @@ public final class Adapter {
 
     // ---- Part 2: a stand-in for your SDK (replace with your SDK's client) ----
 
+    /** The control_response payload for one request, or null: no reply (a permission the user has not decided yet). */
     ObjectNode answer(JsonNode body) {
         ObjectNode ok = JSON.createObjectNode().put("subtype", "success");
         String sub = body.path("subtype").asText();
         switch (sub) {
-            case "can_use_tool" -> ok.set("response", canUseTool(body.path("tool_name").asText(),
-                    body.path("input").isObject() ? body.get("input") : JSON.createObjectNode()));
+            case "can_use_tool" -> {
+                Optional<ObjectNode> decision = canUseTool(body.path("tool_name").asText(),
+                        body.path("input").isObject() ? body.get("input") : JSON.createObjectNode());
+                if (decision.isEmpty()) {
+                    // No decision yet: a real SDK adapter's permission callback returns a CompletableFuture that is
+                    // never completed, so the SDK writes nothing, even when the agent cancels the request.
+                    return null;
+                }
+                ok.set("response", decision.get());
+            }
             case "hook_callback" -> {
                 JsonNode out = hook(body.path("callback_id").asText());
                 if (out == null) {
@@ -156,6 +177,9 @@ public final class Adapter {
                 in.close();
             } else if (type.equals("control_request")) {
                 ObjectNode reply = a.answer(frame.path("request"));
+                if (reply == null) {
+                    continue; // pending: no reply, ever (v1)
+                }
                 if (frame.has("request_id")) {
                     reply.set("request_id", frame.get("request_id"));
                 }
