@@ -82,7 +82,7 @@ func cliEnv(base []string, p *profile.Profile, home string) []string {
 // a bad plan or profile; 3 when the CLI cannot be started or the vector
 // cannot be played.
 func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var cliPath, planPath, transcriptPath, observedPath string
+	var cliPath, planPath, transcriptPath, observedPath, argvPath, endPath string
 	var cliArgs []string
 	env := map[string]string{}
 	for i := 0; i < len(args); i++ {
@@ -96,6 +96,20 @@ func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			dst = &transcriptPath
 		case "--observed":
 			dst = &observedPath
+		case "--argv":
+			dst = &argvPath
+		case "--end":
+			dst = &endPath
+		case "--max-line":
+			// The double's line bound; the CLI applies its own.
+			i++
+			continue
+		case "--":
+			// The runner's options end here; the host's argv for the CLI
+			// follows.
+			cliArgs = append(cliArgs, args[i+1:]...)
+			i = len(args)
+			continue
 		case "--env":
 			if i+1 >= len(args) || !strings.Contains(args[i+1], "=") {
 				return usageError(stderr, "agent-tap", "--env needs NAME=VALUE")
@@ -115,8 +129,15 @@ func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		i++
 	}
 	if cliPath == "" || planPath == "" || transcriptPath == "" || observedPath == "" {
-		fmt.Fprintln(stderr, "usage: conform agent-tap --cli PATH [--env NAME=VALUE...] --plan FILE --transcript FILE --observed FILE [CLI flags...]")
+		fmt.Fprintln(stderr, "usage: conform agent-tap --cli PATH [--env NAME=VALUE...] --plan FILE --transcript FILE --observed FILE [--argv FILE] [--end FILE] [CLI flags...]")
 		return exitUsage
+	}
+	if argvPath != "" {
+		// The runner's session records, as the agent double keeps them.
+		if err := double.RecordArgv(argvPath, cliArgs); err != nil {
+			fmt.Fprintf(stderr, "conform agent-tap: %v\n", err)
+			return exitBroken
+		}
 	}
 	prof := &profile.Profile{Command: []string{cliPath}, Env: env}
 	pl, err := double.ReadPlan(planPath)
@@ -167,6 +188,14 @@ func cmdAgentTap(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	for i, s := range obs.Sent {
 		if s == nil {
 			fmt.Fprintf(stderr, "conform agent-tap: the CLI never sent the request standing for send[%d]\n", i)
+		}
+	}
+	if endPath != "" {
+		// The session ran: the runner judges the replies it saw in the
+		// transcript; one it waits for in vain is a missing reply.
+		if err := double.WriteEnd(endPath, &double.Stats{Played: true, End: double.EndTimeout}); err != nil {
+			fmt.Fprintf(stderr, "conform agent-tap: %v\n", err)
+			return exitBroken
 		}
 	}
 	if obs.Exit < 0 {
@@ -316,6 +345,9 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cmd...)
 	}
 	cfg.Spawn = []string{self[0], "agent-tap", "--cli", prof.Command[0]}
+	// Fail fast reads the agent double's session records, which the tap in
+	// front of the real CLI does not write: every vector runs.
+	cfg.NoFailFast = true
 	names := make([]string, 0, len(prof.Env))
 	for k := range prof.Env {
 		names = append(names, k)

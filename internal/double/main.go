@@ -154,6 +154,16 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	return exitPass
 }
 
+// RecordArgv appends the argv a host started the agent with to the --argv
+// record file at path (one JSON array a line), as the double does; the
+// runner reports each line as a HOST_ARGV note.
+func RecordArgv(path string, argv []string) error { return appendJSONLine(path, argv) }
+
+// WriteEnd writes the --end record the runner polls for (see [Stats]), as
+// the double does at the end of a session: another agent that stands in for
+// the double (the real CLI's tap of conform run --agent) writes it too.
+func WriteEnd(path string, st *Stats) error { return writeEnd(path, st) }
+
 // appendJSONLine appends v as one JSON line to the file at path.
 func appendJSONLine(path string, v any) error {
 	b, err := json.Marshal(v)
