@@ -48,7 +48,7 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	if err != nil {
 		return nil, err
 	}
-	defer p.dirs.close()
+	defer p.close()
 	if len(p.problems) > 0 {
 		msgs := make([]string, len(p.problems))
 		for i, pr := range p.problems {

@@ -243,8 +243,16 @@ type plan struct {
 	// sessions are all session vectors of the role, before filtering.
 	sessions []*suite.Vector
 	problems []Problem
-	// dirs hands out IUT directories; whoever called prepare closes it.
-	dirs *iutDirs
+	// dirs hands out IUT directories and procs what IUTs share (their
+	// cgroups on Linux); whoever called prepare closes both (plan.close).
+	dirs  *iutDirs
+	procs *proc.Pool
+}
+
+// close removes the pooled IUT directories and cgroups.
+func (p *plan) close() {
+	p.dirs.close()
+	p.procs.Close()
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -261,7 +269,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(), bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err
@@ -439,7 +447,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.dirs.close()
+	defer p.close()
 	rep := &Report{
 		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},

@@ -354,7 +354,7 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.
-		Token: token, Isolate: p.cfg.Isolate,
+		Token: token, Isolate: p.cfg.Isolate, Pool: p.procs,
 	}, input)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))
