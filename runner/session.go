@@ -115,7 +115,7 @@ func (o *outcome) close() {
 // the vector's rules). With exact set, any byte difference fails the vector
 // (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
-func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
+func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
 	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
 		GoldenPath: goldenPath}
 	if full := o.vector; full != nil {

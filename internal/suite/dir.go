@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 )
@@ -24,11 +25,20 @@ import (
 // any suite; [Dir.WriteFile] and [Dir.Remove] are what 'conform golden
 // --update' writes with.
 //
-// A Dir holds an open directory descriptor until [Dir.Close].
+// A Dir holds an open directory descriptor until [Dir.Close], and one for
+// each folder a file was opened in: [Dir.Open] opens a file through its
+// folder's descriptor, one openat(2), where a path through the root opens
+// every folder on the way each time (a run opens each vector file twice and
+// each golden file once). A folder is opened once, when a file in it is
+// first opened: one replaced later (renamed away and made again) is not
+// seen by Open, whose files are still checked against MANIFEST.sha256.
 type Dir struct {
 	root *os.Root
 	fsys fs.FS
 	name string
+
+	mu      sync.Mutex
+	folders map[string]*os.Root
 }
 
 // OpenDir opens the suite directory dir. Errors: SUITE_NOT_FOUND when dir
@@ -41,8 +51,16 @@ func OpenDir(dir string) (*Dir, error) {
 	return &Dir{root: r, fsys: r.FS(), name: dir}, nil
 }
 
-// Close closes the directory descriptor.
-func (d *Dir) Close() error { return d.root.Close() }
+// Close closes the directory descriptors.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	for _, r := range d.folders {
+		_ = r.Close()
+	}
+	d.folders = nil
+	d.mu.Unlock()
+	return d.root.Close()
+}
 
 // Name returns the directory as given to [OpenDir].
 func (d *Dir) Name() string { return d.name }
@@ -52,8 +70,36 @@ func (d *Dir) Open(name string) (fs.File, error) {
 	if err := d.check("open", name); err != nil {
 		return nil, err
 	}
+	if dir, base := path.Split(name); dir != "" && base != "" {
+		if r := d.folder(dir[:len(dir)-1]); r != nil {
+			if f, err := r.Open(base); err == nil {
+				return f, nil
+			}
+			// A link out of the folder, a missing file, anything else:
+			// decided through the root, as if the folder were not open.
+		}
+	}
 	f, err := d.fsys.Open(name)
 	return f, d.wrap(name, err)
+}
+
+// folder returns the folder dir (a clean relative path) opened through
+// the root, or nil when it cannot be opened.
+func (d *Dir) folder(dir string) *os.Root {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r, ok := d.folders[dir]; ok {
+		return r
+	}
+	r, err := d.root.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	if d.folders == nil {
+		d.folders = map[string]*os.Root{}
+	}
+	d.folders[dir] = r
+	return r
 }
 
 // ReadFile reads name (fs.ReadFileFS).

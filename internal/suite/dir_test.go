@@ -150,6 +150,42 @@ func TestDirFollowsLinksInside(t *testing.T) {
 	}
 }
 
+// TestDirOpenThroughFolders: Open reads a file through its folder, once
+// the folder is open, exactly as through the root: a link to another
+// folder inside the suite is followed, a link out of the suite and a `..`
+// are refused (SUITE_PATH_OUTSIDE), and a missing file is fs.ErrNotExist.
+func TestDirOpenThroughFolders(t *testing.T) {
+	t.Parallel()
+	s := diskSuite(t)
+	if err := os.MkdirAll(filepath.Join(s, "golden/elsewhere"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(s, "golden/v1/ping.json"), filepath.Join(s, "golden/elsewhere/ping.json")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "../elsewhere/ping.json", filepath.Join(s, "golden/v1/ping.json"))
+	out := newOutside(t, filepath.Dir(s), "out.json", []byte(`{}`))
+	symlink(t, out.path, filepath.Join(s, "golden/v1/out.json"))
+	d, err := suite.OpenDir(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for round := range 2 { // the second round finds the folder open
+		if b, err := fs.ReadFile(d, "golden/v1/ping.json"); err != nil || len(b) == 0 {
+			t.Errorf("round %d: a link to another folder inside: %q, %v", round, b, err)
+		}
+		_, err := fs.ReadFile(d, "golden/v1/out.json")
+		kiterrtest.WantCode(t, err, kiterr.SuitePathOutside)
+		_, err = d.Open("golden/v1/../../x")
+		kiterrtest.WantCode(t, err, kiterr.SuitePathOutside)
+		if _, err := d.Open("golden/v1/none.json"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("round %d: missing file: %v, want fs.ErrNotExist", round, err)
+		}
+	}
+	out.unchanged(t)
+}
+
 // TestDirWriteFile: writes are atomic replacements inside the directory:
 // never through a link (the link itself is replaced), never through a
 // folder that leaves, never with `..`; no temporary file is left behind.

@@ -70,9 +70,9 @@ type Suite struct {
 	Manifest Manifest
 	// Digest is "sha256:" + the hex SHA-256 of MANIFEST.sha256's bytes.
 	Digest string
-	// Files maps each suite-relative path listed in MANIFEST.sha256 to its
-	// hex SHA-256.
-	Files map[string]string
+	// Files is what MANIFEST.sha256 lists: each suite-relative path with
+	// its SHA-256; nil when Load skipped the digests.
+	Files *FileDigests
 	// Schemas compiles the suite's schemas (shared, concurrency-safe).
 	Schemas *schema.Set
 	// Problems lists files whose digest differs from the manifest or that
@@ -103,8 +103,19 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	}
 	// Every covered file is looked at before any is used: a symbolic link
 	// that leaves a [Dir] is refused (SUITE_PATH_OUTSIDE) whatever reads
-	// it first.
-	if err := walk(fsys, func(string) error { return nil }); err != nil {
+	// it first. The same walk checks each file against MANIFEST.sha256,
+	// one at a time; what that finds is reported after suite.json's own
+	// errors, as when the digests were checked in a second walk.
+	var dc *digestCheck
+	if !opt.SkipDigest {
+		dc = s.startVerify()
+	}
+	if err := walk(fsys, func(n string) error {
+		if dc != nil {
+			dc.file(n)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	v, err := canon.Parse(data)
@@ -140,7 +151,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if opt.SkipDigest {
 		return s, nil
 	}
-	if err := s.verify(); err != nil {
+	if err := dc.finish(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -172,41 +183,76 @@ func (s *Suite) Version(n int) (*Version, error) {
 	return nil, kiterr.New(kiterr.VersionUnknown, "suite %q has no protocol version %d", s.Manifest.Name, n)
 }
 
-// verify reads MANIFEST.sha256 and compares every covered file.
-func (s *Suite) verify() error {
+// digestCheck compares the covered files, one at a time, with
+// MANIFEST.sha256: nothing but the table of listed sums is kept.
+type digestCheck struct {
+	s    *Suite
+	seen []bool // by table index: the file was found
+	buf  []byte
+	// err is the first error: reading or parsing MANIFEST.sha256, or
+	// reading a file. finish returns it.
+	err error
+}
+
+// startVerify reads MANIFEST.sha256 into s.Digest and s.Files.
+func (s *Suite) startVerify() *digestCheck {
+	c := &digestCheck{s: s}
 	data, err := fs.ReadFile(s.FS, DigestFile)
 	if err != nil {
-		return kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+		c.err = kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+		return c
 	}
 	sum := sha256.Sum256(data)
 	s.Digest = "sha256:" + hex.EncodeToString(sum[:])
-	s.Files = map[string]string{}
-	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		hexSum, name, ok := strings.Cut(line, "  ")
-		if !ok || len(hexSum) != 64 || name == "" {
-			return kiterr.New(kiterr.SuiteInvalid, "%s:%d: want \"<sha256>  <path>\"", DigestFile, i+1)
-		}
-		s.Files[name] = hexSum
+	if s.Files, c.err = parseDigests(data); c.err != nil {
+		return c
 	}
-	actual, err := Digests(s.FS)
+	c.seen = make([]bool, s.Files.Len())
+	c.buf = make([]byte, 32<<10)
+	return c
+}
+
+// file checks the covered file name.
+func (c *digestCheck) file(name string) {
+	if c.err != nil {
+		return
+	}
+	s := c.s
+	got, err := hashFile(s.FS, name, c.buf)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone since it was found: as if never found
+	}
 	if err != nil {
-		return err
+		c.err = wrapCode(kiterr.IO, err, "read %s", name)
+		return
+	}
+	i, ok := s.Files.index(name)
+	switch {
+	case !ok:
+		s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
+	case !s.Files.matches(i, &got):
+		s.Problems[name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+	}
+	if ok {
+		c.seen[i] = true
+	}
+}
+
+// finish reports the files listed but not found and returns the error of
+// a file that makes every result meaningless (suite.json or a schema), or
+// the first error met.
+func (c *digestCheck) finish() error {
+	if c.err != nil {
+		return c.err
+	}
+	s := c.s
+	for i, found := range c.seen {
+		if !found {
+			name := s.Files.name(i)
+			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s lists %s, which does not exist", DigestFile, name)
+		}
 	}
 	var fatal []string
-	for name, want := range s.Files {
-		got, ok := actual[name]
-		switch {
-		case !ok:
-			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s lists %s, which does not exist", DigestFile, name)
-		case got != want:
-			s.Problems[name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", name, got[:12], DigestFile, want[:12])
-		}
-	}
-	for name := range actual {
-		if _, ok := s.Files[name]; !ok {
-			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
-		}
-	}
 	for name, p := range s.Problems {
 		if name == ManifestFile || strings.HasPrefix(name, "schemas/") {
 			var ke *kiterr.Error
@@ -241,17 +287,13 @@ func firstFatal(p map[string]error) string {
 // [Dir]), IO.
 func Digests(fsys fs.FS) (map[string]string, error) {
 	out := map[string]string{}
+	buf := make([]byte, 32<<10)
 	err := walk(fsys, func(n string) error {
-		f, err := fsys.Open(n)
+		sum, err := hashFile(fsys, n, buf)
 		if err != nil {
 			return wrapCode(kiterr.IO, err, "read %s", n)
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return wrapCode(kiterr.IO, err, "read %s", n)
-		}
-		out[n] = hex.EncodeToString(h.Sum(nil))
+		out[n] = hex.EncodeToString(sum[:])
 		return nil
 	})
 	if err != nil {
@@ -266,14 +308,18 @@ func Digests(fsys fs.FS) (map[string]string, error) {
 // suite.
 func walk(fsys fs.FS, fn func(name string) error) error {
 	for _, g := range digestGlobs {
-		names, err := doublestar.Glob(fsys, g, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		// fn's errors are told apart from the walk's own: only the
+		// latter are wrapped.
+		var fnErr error
+		err := doublestar.GlobWalk(fsys, g, func(n string, _ fs.DirEntry) error {
+			fnErr = fn(n)
+			return fnErr
+		}, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		if fnErr != nil {
+			return fnErr
+		}
 		if err != nil {
 			return wrapCode(kiterr.IO, err, "glob %s", g)
-		}
-		for _, n := range names {
-			if err := fn(n); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -399,11 +445,11 @@ func (s *Suite) checkDigest(name string, data []byte) error {
 	if s.Files == nil {
 		return nil
 	}
-	want, ok := s.Files[name]
+	i, ok := s.Files.index(name)
 	if !ok {
 		return kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
 	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want {
+	if sum := sha256.Sum256(data); !s.Files.matches(i, &sum) {
 		return kiterr.New(kiterr.SuiteDigestMismatch, "%s changed after the suite was opened: its sha256 is not the one %s lists (edited during the run?)", name, DigestFile)
 	}
 	return nil
