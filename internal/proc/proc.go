@@ -573,15 +573,19 @@ type orphan struct {
 // TokenVar is the environment variable that carries Config.Token.
 const TokenVar = "CONFORM_IUT_TOKEN"
 
-// copySmall copies r to w until EOF or an error, through a buffer of
-// readSmall bytes (io.Copy from an *os.File allocates 32 KiB each time).
+// copySmall copies r to w until EOF or an error, through a buffer of 512
+// bytes that grows to readSmall once a read fills it (io.Copy from an
+// *os.File allocates 32 KiB each time; most IUTs write nothing on stderr).
 func copySmall(w io.Writer, r io.Reader) {
-	buf := make([]byte, readSmall)
+	buf := make([]byte, 512)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return
+			}
+			if n == len(buf) && len(buf) < readSmall {
+				buf = make([]byte, readSmall)
 			}
 		}
 		if err != nil {

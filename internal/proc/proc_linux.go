@@ -824,19 +824,33 @@ func readFast(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
-	b := make([]byte, 0, 512)
+	// Most of these files are a few dozen bytes: read into the stack and
+	// keep a copy of just what was read.
+	var small [256]byte
+	n := 0
+	for n < len(small) {
+		m, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, small[n:]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m == 0 {
+			return bytes.Clone(small[:n]), nil
+		}
+		n += m
+	}
+	b := append(make([]byte, 0, 4*len(small)), small[:n]...)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, b[len(b):cap(b)]) })
+		m, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, b[len(b):cap(b)]) })
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
-		if n == 0 {
+		if m == 0 {
 			return b, nil
 		}
-		b = b[:len(b)+n]
+		b = b[:len(b)+m]
 	}
 }
 

@@ -3,6 +3,7 @@ package suite_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -184,6 +185,66 @@ func TestDirOpenThroughFolders(t *testing.T) {
 		}
 	}
 	out.unchanged(t)
+}
+
+// TestDirReadDir: ReadDir lists a folder as os.ReadDir does (sorted names,
+// the same types, Info as Lstat), past its batches of 256 entries.
+func TestDirReadDir(t *testing.T) {
+	t.Parallel()
+	s := diskSuite(t)
+	folder := filepath.Join(s, "vectors/v1/agent")
+	for i := range 600 {
+		if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("z%03d.json", 599-i)), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(folder, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "z000.json", filepath.Join(folder, "link.json"))
+	d, err := suite.OpenDir(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	type entry struct {
+		Name string
+		Type fs.FileMode
+		Size int64
+	}
+	list := func(es []fs.DirEntry, err error) []entry {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []entry
+		for _, e := range es {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.IsDir() != e.Type().IsDir() || fi.Name() != e.Name() {
+				t.Errorf("%s: IsDir %v, Type %v, Info name %q", e.Name(), e.IsDir(), e.Type(), fi.Name())
+			}
+			size := fi.Size()
+			if e.IsDir() {
+				size = 0
+			}
+			out = append(out, entry{e.Name(), e.Type(), size})
+		}
+		return out
+	}
+	want := list(os.ReadDir(folder))
+	if len(want) < 600 {
+		t.Fatalf("only %d entries", len(want))
+	}
+	if diff := cmp.Diff(want, list(d.ReadDir("vectors/v1/agent"))); diff != "" {
+		t.Errorf("ReadDir (-want +got):\n%s", diff)
+	}
+	_, err = d.ReadDir("vectors/none")
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing folder: %v, want fs.ErrNotExist", err)
+	}
 }
 
 // TestDirWriteFile: writes are atomic replacements inside the directory:

@@ -342,11 +342,30 @@ func readFile(fsys fs.FS, name string, max int64) (data []byte, tooLarge bool, e
 		return nil, false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
-		return nil, true, nil
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if size = fi.Size(); size > max {
+			return nil, true, nil
+		}
 	}
-	data, err = io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	if size >= 0 {
+		// The file's size is known: one buffer of that size (and a
+		// byte to see the file grew), not io.ReadAll's doublings.
+		data = make([]byte, 0, size+1)
+		for int64(len(data)) <= max {
+			if len(data) == cap(data) {
+				data = append(data, 0)[:len(data)]
+			}
+			n, err := f.Read(data[len(data):cap(data)])
+			data = data[:len(data)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, false, err
+			}
+		}
+	} else if data, err = io.ReadAll(io.LimitReader(f, max+1)); err != nil {
 		return nil, false, err
 	}
 	if int64(len(data)) > max {
