@@ -538,6 +538,10 @@ type cgroup struct {
 	dir string // absolute path in the mounted hierarchy
 	rel string // path relative to the hierarchy's root, as /proc/<pid>/cgroup shows it
 	fd  int    // open directory, for CLONE_INTO_CGROUP
+	// files are the cgroup's files read a few times a vector (see
+	// cgroupFile), held open and read again with pread(2); -1 where one
+	// could not be opened (it is then opened for each read).
+	files [numCgroupFiles]int
 	// killed is set once cgroup.kill was written: such a cgroup is never
 	// handed on, because some kernels (6.18 here) then SIGKILL every
 	// process started into it with CLONE_INTO_CGROUP (the kill sequence
@@ -592,7 +596,49 @@ func (at cgroupParent) make() (*cgroup, error) {
 		_ = syscall.Rmdir(dir)
 		return nil, err
 	}
-	return &cgroup{dir: dir, rel: filepath.Join(at.rel, filepath.Base(dir)), fd: fd}, nil
+	g := &cgroup{dir: dir, rel: filepath.Join(at.rel, filepath.Base(dir)), fd: fd}
+	for i := range g.files {
+		g.files[i], err = unix.Openat(fd, cgroupFileName(i), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			g.files[i] = -1
+		}
+	}
+	return g, nil
+}
+
+// The cgroup files a cgroup holds open (cgroup.files).
+const (
+	eventsFile = iota
+	statFile
+	typeFile
+	controllersFile
+	numCgroupFiles
+)
+
+func cgroupFileName(i int) string {
+	switch i {
+	case eventsFile:
+		return "cgroup.events"
+	case statFile:
+		return "cgroup.stat"
+	case typeFile:
+		return "cgroup.type"
+	}
+	return "cgroup.controllers"
+}
+
+// read returns the content of one of the files the cgroup holds open:
+// pread(2) from offset 0 reads a cgroup file afresh each time, an open(2)
+// less per read (cgroup.events is read four to six times a vector).
+func (g *cgroup) read(i int) ([]byte, error) {
+	if g.files[i] >= 0 {
+		var small [512]byte
+		n, err := ignoringEINTR(func() (int, error) { return unix.Pread(g.files[i], small[:], 0) })
+		if err == nil && n < len(small) {
+			return bytes.Clone(small[:n]), nil
+		}
+	}
+	return readFast(g.dir + "/" + cgroupFileName(i))
 }
 
 // cgroup2Mount finds the cgroup v2 hierarchy in /proc/self/mountinfo: its
@@ -664,7 +710,7 @@ func (g *cgroup) procs() []int {
 
 // populated reads cgroup.events: whether a live process is in the cgroup.
 func (g *cgroup) populated() bool {
-	b, err := readFast(g.dir + "/cgroup.events")
+	b, err := g.read(eventsFile)
 	if err != nil {
 		return len(g.procs()) > 0
 	}
@@ -690,6 +736,11 @@ func (g *cgroup) kill() error {
 // cannot be removed yet, so it retries briefly.
 func (g *cgroup) remove() {
 	_ = syscall.Close(g.fd)
+	for _, f := range g.files {
+		if f >= 0 {
+			_ = unix.Close(f)
+		}
+	}
 	if syscall.Rmdir(g.dir) == nil {
 		return // no cgroup below it and nothing left in it: the usual case
 	}
@@ -726,19 +777,19 @@ func (g *cgroup) reusable() bool {
 	if g.killed.Load() {
 		return false
 	}
-	ev, err := readFast(g.dir + "/cgroup.events")
+	ev, err := g.read(eventsFile)
 	if err != nil || !hasLine(ev, "populated 0") || hasLine(ev, "frozen 1") {
 		return false
 	}
-	st, err := readFast(g.dir + "/cgroup.stat")
+	st, err := g.read(statFile)
 	if err != nil || !hasLine(st, "nr_descendants 0") {
 		return false
 	}
-	ty, err := readFast(g.dir + "/cgroup.type")
+	ty, err := g.read(typeFile)
 	if err != nil || string(bytes.TrimSpace(ty)) != "domain" {
 		return false
 	}
-	ctl, err := readFast(g.dir + "/cgroup.controllers")
+	ctl, err := g.read(controllersFile)
 	return err == nil && len(bytes.TrimSpace(ctl)) == 0
 }
 

@@ -14,8 +14,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -109,6 +111,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	var dc *digestCheck
 	if !opt.SkipDigest {
 		dc = s.startVerify()
+		defer dc.stop()
 	}
 	if err := walk(fsys, func(n string) error {
 		if dc != nil {
@@ -183,20 +186,33 @@ func (s *Suite) Version(n int) (*Version, error) {
 	return nil, kiterr.New(kiterr.VersionUnknown, "suite %q has no protocol version %d", s.Manifest.Name, n)
 }
 
-// digestCheck compares the covered files, one at a time, with
-// MANIFEST.sha256: nothing but the table of listed sums is kept.
+// digestCheck compares the covered files with MANIFEST.sha256, each
+// hashed as it is read, on up to GOMAXPROCS goroutines (at most 4): nothing
+// but the table of listed sums is kept.
 type digestCheck struct {
 	s    *Suite
 	seen []bool // by table index: the file was found
-	buf  []byte
-	// err is the first error: reading or parsing MANIFEST.sha256, or
-	// reading a file. finish returns it.
-	err error
+	jobs chan digestJob
+	wg   sync.WaitGroup
+	next int // walk position of the next file
+
+	mu sync.Mutex // guards s.Problems, err and errAt
+	// err is the error of the earliest file in walk order that could not
+	// be read, or of reading or parsing MANIFEST.sha256. finish returns
+	// it.
+	err   error
+	errAt int
 }
 
-// startVerify reads MANIFEST.sha256 into s.Digest and s.Files.
+type digestJob struct {
+	name string
+	at   int
+}
+
+// startVerify reads MANIFEST.sha256 into s.Digest and s.Files and starts
+// the goroutines that check files.
 func (s *Suite) startVerify() *digestCheck {
-	c := &digestCheck{s: s}
+	c := &digestCheck{s: s, errAt: -1}
 	data, err := fs.ReadFile(s.FS, DigestFile)
 	if err != nil {
 		c.err = kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
@@ -208,30 +224,60 @@ func (s *Suite) startVerify() *digestCheck {
 		return c
 	}
 	c.seen = make([]bool, s.Files.Len())
-	c.buf = make([]byte, 32<<10)
+	c.jobs = make(chan digestJob, 64)
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			buf := make([]byte, 32<<10)
+			for j := range c.jobs {
+				c.check(j, buf)
+			}
+		}()
+	}
 	return c
 }
 
-// file checks the covered file name.
+// file hands the covered file name to the checking goroutines.
 func (c *digestCheck) file(name string) {
-	if c.err != nil {
+	if c.jobs == nil {
 		return
 	}
+	c.jobs <- digestJob{name: name, at: c.next}
+	c.next++
+}
+
+// stop waits for the files handed over to be checked. Safe to call more
+// than once.
+func (c *digestCheck) stop() {
+	if c.jobs != nil {
+		close(c.jobs)
+		c.wg.Wait()
+		c.jobs = nil
+	}
+}
+
+// check hashes one file and records what it finds.
+func (c *digestCheck) check(j digestJob, buf []byte) {
 	s := c.s
-	got, err := hashFile(s.FS, name, c.buf)
+	got, err := hashFile(s.FS, j.name, buf)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // gone since it was found: as if never found
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err != nil {
-		c.err = wrapCode(kiterr.IO, err, "read %s", name)
+		if c.errAt < 0 || j.at < c.errAt {
+			c.err, c.errAt = wrapCode(kiterr.IO, err, "read %s", j.name), j.at
+		}
 		return
 	}
-	i, ok := s.Files.index(name)
+	i, ok := s.Files.index(j.name)
 	switch {
 	case !ok:
-		s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", j.name, DigestFile)
 	case !s.Files.matches(i, &got):
-		s.Problems[name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", j.name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
 	}
 	if ok {
 		c.seen[i] = true
@@ -242,6 +288,7 @@ func (c *digestCheck) file(name string) {
 // a file that makes every result meaningless (suite.json or a schema), or
 // the first error met.
 func (c *digestCheck) finish() error {
+	c.stop()
 	if c.err != nil {
 		return c.err
 	}

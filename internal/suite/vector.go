@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -284,8 +286,9 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		}
 	}
 	byID := map[string]string{}
-	for _, name := range names {
-		v, err := s.loadVector(ver, name, sch.Validate)
+	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, sch.Validate) })
+	for i, name := range names {
+		v, err := loaded(i)
 		if err == nil {
 			// v.ID as a part of the path (the file name is the id and
 			// ".json", or check failed): the map holds no copy of it.
@@ -308,6 +311,50 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		keep(v)
 	}
 	return bad, nil
+}
+
+// loadBatch is how many vector files loadAll loads ahead of the one taken.
+const loadBatch = 32
+
+// loadAll returns a function that gives load(names[i]) for i = 0, 1, 2, ...
+// in that order. The files are loaded a batch at a time by up to
+// GOMAXPROCS goroutines (at most 4), so that loading a large suite, which
+// reads, parses, validates and decodes every file before the first vector
+// runs, takes the available cores; at most one batch of loaded vectors is
+// held at a time. With one core or a small suite it loads each as asked.
+func loadAll(names []string, load func(string) (*Vector, error)) func(i int) (*Vector, error) {
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if workers < 2 || len(names) < 2*loadBatch {
+		return func(i int) (*Vector, error) { return load(names[i]) }
+	}
+	type result struct {
+		v   *Vector
+		err error
+	}
+	batch := make([]result, loadBatch)
+	start := -1
+	return func(i int) (*Vector, error) {
+		if start < 0 || i >= start+loadBatch {
+			start = i - i%loadBatch
+			end := min(start+loadBatch, len(names))
+			clear(batch)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := start + w; k < end; k += workers {
+						v, err := load(names[k])
+						batch[k-start] = result{v, err}
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		r := batch[i-start]
+		batch[i-start] = result{}
+		return r.v, r.err
+	}
 }
 
 // Reload reads the vector file name (a suite-relative path [Vectors]
