@@ -11,9 +11,9 @@ import (
 // Heap headroom of `conform run` (see tuneRunGC).
 const (
 	// runHeadroomMin is the least the heap may grow above its live part
-	// between two collections, in bytes: Go's own floor (its 4 MiB
-	// minimum heap) for a small live heap.
-	runHeadroomMin = 4 << 20
+	// between two collections, in bytes (Go's own minimum heap is 4 MiB,
+	// live part included).
+	runHeadroomMin = 3 << 20
 	// runHeadroomPercent is the headroom, in percent of the live heap,
 	// once that is larger than runHeadroomMin.
 	runHeadroomPercent = 50
@@ -27,10 +27,11 @@ const (
 // find a vector's frames in flight let it grow further. After each
 // collection the headroom is set to the larger of runHeadroomMin and
 // runHeadroomPercent of the live heap, never more than GOGC=100 gives: a
-// run whose live heap is under 4 MiB (a suite of a few thousand vectors)
-// collects as by default; one of 10,000 vectors (6 MiB live) collects
-// after 4 MiB instead of 6, about 1% more CPU (bench/README.md), and a
-// larger one at 1.5 times its live heap instead of twice.
+// run whose live heap is under 3 MiB (the compiled schemas and a suite of
+// a few thousand vectors) collects as by default; one of 10,000 vectors
+// (5-6 MiB live) after 3 MiB instead of 5-6, with no CPU cost measurable
+// here (bench/README.md), and a larger one at 1.5 times its live heap
+// instead of twice.
 //
 // The returned function ends the tuning and restores GOGC=100.
 func tuneRunGC() (restore func()) {

@@ -14,10 +14,10 @@ func TestHeadroomPercent(t *testing.T) {
 		want int
 	}{
 		{0, 100},
-		{1 << 20, 100},  // Go's own 4 MiB floor decides
-		{4 << 20, 100},  // headroom 4 MiB = GOGC=100
-		{6 << 20, 66},   // 4 MiB over 6
-		{8 << 20, 50},   // 4 MiB = 50%
+		{1 << 20, 100},  // Go's own minimum heap decides
+		{3 << 20, 100},  // headroom 3 MiB = GOGC=100
+		{5 << 20, 60},   // 3 MiB over 5
+		{6 << 20, 50},   // 3 MiB = 50%
 		{100 << 20, 50}, // 50% from there on
 		{1 << 40, 50},
 	}
