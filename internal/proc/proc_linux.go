@@ -205,7 +205,10 @@ func (c *control) signal(sig stopSignal) error {
 	if sig == sigKill {
 		s = syscall.SIGKILL
 	}
-	err := syscall.Kill(-c.pid, s)
+	// The pid from the Process, not c.pid: exec.Cmd's Cancel may call
+	// signal from its own goroutine as soon as Start has set Process,
+	// before startContained records c.pid.
+	err := syscall.Kill(-c.cmd.Process.Pid, s)
 	if errors.Is(err, syscall.ESRCH) {
 		err = nil
 	}
