@@ -65,18 +65,24 @@ install_peers() {
 
 # --- measuring -------------------------------------------------------------
 # timed OUT CMD...: runs CMD with stdout+stderr to OUT; sets T (wall seconds),
-# RSS (peak resident set of CMD's own process, KiB, polled from
-# /proc/PID/status VmHWM every 50 ms) and RC. Only shell builtins and sleep
-# run while CMD does, so the measurement adds little load.
+# RSS (peak resident set of CMD, KiB: the larger of its VmHWM, polled from
+# /proc/PID/status every 50 ms, and the ru_maxrss /usr/bin/time reports when
+# it ends, which also sees the last 50 ms; ru_maxrss is the largest of CMD
+# and the children it waited for, and conform's IUTs peak below conform) and
+# RC. Only shell builtins and sleep run while CMD does, so the measurement
+# adds little load.
 timed() {
 	local out=$1
 	shift
-	local start end k v rest hwm=0
+	local start end k v rest hwm=0 maxrss=0
 	start=$(date +%s%N)
-	"$@" >"$out" 2>&1 &
-	local pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		if [[ -r /proc/$pid/status ]]; then
+	/usr/bin/time -o "$out.maxrss" -f '%M' "$@" >"$out" 2>&1 &
+	local tpid=$! pid=""
+	while kill -0 "$tpid" 2>/dev/null; do
+		if [[ -z $pid ]]; then
+			pid=$(pgrep -P "$tpid" | head -1 || true)
+		fi
+		if [[ -n $pid && -r /proc/$pid/status ]]; then
 			while read -r k v rest; do
 				[[ $k == VmHWM: ]] && ((v > hwm)) && hwm=$v
 			done </proc/"$pid"/status 2>/dev/null || true
@@ -84,10 +90,14 @@ timed() {
 		sleep 0.05
 	done
 	RC=0
-	wait "$pid" || RC=$?
+	wait "$tpid" || RC=$?
 	end=$(date +%s%N)
 	T=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", (b-a)/1e9}')
+	maxrss=$(tail -1 "$out.maxrss" 2>/dev/null | tr -dc 0-9)
 	RSS=$hwm
+	if [[ -n $maxrss ]] && ((maxrss > RSS)); then
+		RSS=$maxrss
+	fi
 }
 
 # median_of N OUT CMD...: runs CMD N times (timed); sets T to the median

@@ -48,7 +48,7 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	if err != nil {
 		return nil, err
 	}
-	defer p.dirs.close()
+	defer p.close()
 	if len(p.problems) > 0 {
 		msgs := make([]string, len(p.problems))
 		for i, pr := range p.problems {
@@ -58,7 +58,7 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	}
 	outs := make(map[string]*outcome, len(p.vectors))
 	var mu sync.Mutex
-	gen := func(ctx context.Context, v *suite.Vector) (Result, error) {
+	gen := func(ctx context.Context, v suite.Ref) (Result, error) {
 		l, err := p.load(v)
 		if err != nil {
 			return Result{}, err

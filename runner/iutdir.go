@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -141,31 +140,5 @@ func (d *iutDirs) close() {
 	d.mu.Unlock()
 	for _, h := range free {
 		_ = os.RemoveAll(h)
-	}
-}
-
-// pristine reports whether dir is still the directory want describes (same
-// device, inode and inode flags), a real directory of mode 0700 owned by
-// uid, without extended attributes, whose only entry is the name only (none
-// when only is "").
-func pristine(dir, only string, want identity, uid int) bool {
-	fi, err := os.Lstat(dir)
-	if err != nil || fi.Mode() != fs.ModeDir|0o700 {
-		return false
-	}
-	if !unchanged(dir, fi, want, uid) {
-		return false
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	names, err := f.Readdirnames(2)
-	_ = f.Close()
-	switch {
-	case only == "":
-		return len(names) == 0 // io.EOF: empty
-	default:
-		return err == nil && len(names) == 1 && names[0] == only
 	}
 }

@@ -1,11 +1,6 @@
 package runner
 
-import (
-	"io/fs"
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "golang.org/x/sys/unix"
 
 // identity is what a directory must keep to be handed on.
 type identity struct {
@@ -13,43 +8,82 @@ type identity struct {
 	flags    int32 // FS_IOC_GETFLAGS, or -1 where the file system has none
 }
 
-// identify returns dir's device, inode and inode flags.
+// identify returns dir's device, inode and inode flags. A symbolic link
+// is not followed (it has no identity here).
 func identify(dir string) (identity, bool) {
-	fi, err := os.Lstat(dir)
+	fd, err := openDir(dir)
 	if err != nil {
 		return identity{}, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return identity{}, false
-	}
-	id := identity{dev: st.Dev, ino: st.Ino, flags: -1}
-	f, err := os.Open(dir)
-	if err != nil {
-		return identity{}, false
-	}
-	defer f.Close()
-	var flags int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), fsIocGetflags, uintptr(unsafe.Pointer(&flags))); errno == 0 {
-		id.flags = flags
-	}
-	return id, true
+	defer unix.Close(fd)
+	id, _, ok := identifyFD(fd)
+	return id, ok
 }
 
-// fsIocGetflags is FS_IOC_GETFLAGS (linux/fs.h) on 64-bit Linux.
-const fsIocGetflags = 0x80086601
+// openDir opens dir itself, never through a final symbolic link, with a
+// plain system call (no *os.File: nothing registered with the runtime's
+// poller; the directories are checked twice a vector).
+func openDir(dir string) (int, error) {
+	for {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
 
-// unchanged reports whether dir (whose Lstat is fi) is owned by uid, is
-// still the directory want describes, and has no extended attribute.
-func unchanged(dir string, fi fs.FileInfo, want identity, uid int) bool {
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+// identifyFD returns the identity of the open directory fd and its
+// status.
+func identifyFD(fd int) (identity, unix.Stat_t, bool) {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return identity{}, st, false
+	}
+	id := identity{dev: st.Dev, ino: st.Ino, flags: -1}
+	if flags, err := unix.IoctlGetInt(fd, unix.FS_IOC_GETFLAGS); err == nil {
+		id.flags = int32(flags)
+	}
+	return id, st, true
+}
+
+// pristine reports whether dir is still the directory want describes (same
+// device, inode and inode flags), a real directory of mode 0700 owned by
+// uid, without extended attributes, whose only entry is the name only (none
+// when only is ""). Everything is read through one descriptor of dir,
+// opened without following a link.
+func pristine(dir, only string, want identity, uid int) bool {
+	fd, err := openDir(dir)
+	if err != nil {
 		return false
 	}
-	if got, ok := identify(dir); !ok || got != want {
+	defer unix.Close(fd)
+	got, st, ok := identifyFD(fd)
+	if !ok || got != want || st.Mode != unix.S_IFDIR|0o700 || int(st.Uid) != uid {
 		return false
 	}
-	if n, err := syscall.Listxattr(dir, nil); err != nil && err != syscall.ENOTSUP || n > 0 {
+	if n, err := unix.Flistxattr(fd, nil); err != nil && err != unix.ENOTSUP || n > 0 {
 		return false
 	}
-	return true
+	var buf [512]byte
+	var names []string
+	for {
+		n, err := unix.ReadDirent(fd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		if len(names) > 1 {
+			return false
+		}
+	}
+	if only == "" {
+		return len(names) == 0
+	}
+	return len(names) == 1 && names[0] == only
 }

@@ -16,14 +16,14 @@ import (
 
 // vectors returns n indexed vectors in id order; every fifth is
 // informational.
-func vectors(n int) []*suite.Vector {
-	vs := make([]*suite.Vector, n)
+func vectors(n int) []suite.Ref {
+	vs := make([]suite.Ref, n)
 	for i := range vs {
 		level := suite.LevelRequired
 		if i%5 == 4 {
 			level = suite.LevelInformational
 		}
-		vs[i] = &suite.Vector{ID: fmt.Sprintf("v%03d", i), Level: level, Path: fmt.Sprintf("vectors/v1/agent/v%03d.json", i)}
+		vs[i] = suite.Ref{ID: fmt.Sprintf("v%03d", i), Level: level, Path: fmt.Sprintf("vectors/v1/agent/v%03d.json", i)}
 	}
 	return vs
 }
@@ -91,10 +91,10 @@ func TestParseShard(t *testing.T) {
 
 // shardReports splits a run of vs (each PASS except failing ids) into n
 // shard reports the way Run does.
-func shardReports(t *testing.T, vs []*suite.Vector, n int, failing ...string) (full *Report, shards []*Report) {
+func shardReports(t *testing.T, vs []suite.Ref, n int, failing ...string) (full *Report, shards []*Report) {
 	t.Helper()
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	result := func(v *suite.Vector) Result {
+	result := func(v suite.Ref) Result {
 		r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Pass, Parity: ParityExact, DurationMS: 3}
 		if slices.Contains(failing, v.ID) {
 			r.Status, r.Parity = Fail, ParityDiffers

@@ -182,7 +182,12 @@ type Result struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Description and Source are the vector's: what it checks, and the
 	// seed section or observed behaviour behind it; GoldenPath is its
-	// golden file in the suite. For printers; not in the JSON report
+	// golden file in the suite. For printers, which show them for a
+	// result that did not pass or that differs from its golden file; they
+	// are empty in a PASS with exact parity and nothing to report but
+	// findings, which a run keeps as its duration, exit status and
+	// findings alone (so that its memory does not grow by them per
+	// vector). Not in the JSON report
 	// (schemas/report.schema.json), which names the vector by Path.
 	Description string `json:"-"`
 	Source      string `json:"-"`

@@ -246,12 +246,20 @@ type plan struct {
 	conf      *compare.Rules
 	control   map[string]bool
 	passOver  map[string]bool
-	vectors   []*suite.Vector
+	vectors   []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
-	sessions []*suite.Vector
+	sessions []suite.Ref
 	problems []Problem
-	// dirs hands out IUT directories; whoever called prepare closes it.
-	dirs *iutDirs
+	// dirs hands out IUT directories and procs what IUTs share (their
+	// cgroups on Linux); whoever called prepare closes both (plan.close).
+	dirs  *iutDirs
+	procs *proc.Pool
+}
+
+// close removes the pooled IUT directories and cgroups.
+func (p *plan) close() {
+	p.dirs.close()
+	p.procs.Close()
 }
 
 // prepare loads and compiles everything a run of cfg needs. Vector files
@@ -268,7 +276,7 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(), bySubtype: map[string]*schema.Schema{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
 	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, err
@@ -293,7 +301,7 @@ func prepare(cfg Config) (*plan, error) {
 	// Only an index of each vector is kept; sessions reload the file and
 	// read its golden file as they run, so a run's memory does not grow
 	// with the suite (bench row b: peak RSS at 10k vectors over 1k).
-	all, bad, err := s.VectorIndex(ver)
+	sessions, bad, err := s.VectorIndex(ver, cfg.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -305,12 +313,6 @@ func prepare(cfg Config) (*plan, error) {
 	for _, name := range s.MissingFiles(ver.Vectors) {
 		prob := s.Problems[name]
 		p.problems = append(p.problems, Problem{Path: name, Code: codeOr(prob, kiterr.SuiteFileUnlisted), Message: messageOf(prob)})
-	}
-	var sessions []*suite.Vector
-	for _, v := range all {
-		if v.Kind == suite.KindSession && v.Role == cfg.Role {
-			sessions = append(sessions, v)
-		}
 	}
 	if len(sessions) == 0 && len(bad) == 0 {
 		return nil, kiterr.New(kiterr.FilterNoMatch, "suite version %d has no %s-role session vectors", cfg.Version, cfg.Role)
@@ -357,7 +359,7 @@ func (l *loaded) input() [][]byte {
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
 // and prepares it. Errors: VECTOR_INVALID, VECTOR_ID_MISMATCH (the file
 // changed during the run) and the other load errors of Reload.
-func (p *plan) load(v *suite.Vector) (*loaded, error) {
+func (p *plan) load(v suite.Ref) (*loaded, error) {
 	full, err := p.cfg.Suite.Reload(p.ver, v.Path)
 	if err != nil {
 		return nil, err
@@ -446,7 +448,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.dirs.close()
+	defer p.close()
 	rep := &Report{
 		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
@@ -464,7 +466,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Planned != nil {
 		cfg.Planned(len(p.vectors))
 	}
-	known := map[string]*suite.Vector{}
+	known := map[string]suite.Ref{}
 	for _, v := range p.sessions {
 		known[v.ID] = v
 	}
@@ -551,19 +553,19 @@ func applyExpectations(r *Result, expect map[string]string) {
 
 // runAll runs p.vectors on cfg.Jobs workers. It returns an IUT_START error
 // when the command cannot be started at all.
-func (p *plan) runAll(ctx context.Context, fn func(context.Context, *suite.Vector) (Result, error)) ([]Result, error) {
+func (p *plan) runAll(ctx context.Context, fn func(context.Context, suite.Ref) (Result, error)) ([]Result, error) {
 	return p.runRest(ctx, fn, nil)
 }
 
 // runRest is [plan.runAll] for the vectors whose result is not in done
 // (by index); those results are kept as they are.
-func (p *plan) runRest(ctx context.Context, fn func(context.Context, *suite.Vector) (Result, error), done map[int]Result) ([]Result, error) {
-	results := make([]Result, len(p.vectors))
-	for i, v := range p.vectors {
-		results[i] = Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
-		if r, ok := done[i]; ok {
-			results[i] = r
-		}
+func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) (Result, error), done map[int]Result) ([]Result, error) {
+	// Results are kept compactly while the run lasts and built whole at
+	// the end (see resultSlot): at 10,000 vectors whole results were a
+	// quarter of the live heap.
+	slots := make([]resultSlot, len(p.vectors))
+	for i, r := range done {
+		slots[i] = p.keep(r, i)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -586,7 +588,7 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, *suite.Vect
 					}
 					cancel()
 				} else if runCtx.Err() == nil || res.Status != NotRun {
-					results[i] = res
+					slots[i] = p.keep(res, i)
 					if p.cfg.Progress != nil {
 						p.cfg.Progress(res)
 					}
@@ -609,18 +611,109 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, *suite.Vect
 	}
 	close(jobs)
 	wg.Wait()
-	return results, startErr
+	if len(slots) >= gcBeforeResults {
+		// The results are built in one allocation of about 300 bytes a
+		// vector (3 MiB at 10,000), which new memory would add to the
+		// process's peak; collected first, the run's garbage leaves
+		// room for them.
+		runtime.GC()
+	}
+	return results(slots, p.vectors), startErr
+}
+
+// gcBeforeResults is the number of results from which a run collects its
+// garbage before it builds them (see runRest): from about 0.3 MiB of
+// results, a collection of a few milliseconds saves more than it costs.
+const gcBeforeResults = 1000
+
+// resultSlot holds one result of a run while the run lasts: a plain
+// result, the usual one, as its duration, exit status and notes alone (32
+// bytes, and its findings if it has any, where a Result takes about 300 and
+// its vector's texts as much again), any other whole. A plain result is a
+// PASS with exact parity that reports nothing but findings: no difference,
+// excerpt, stderr, reason or kept summary, and an exit status without a
+// signal. The zero value is a NOT_RUN result.
+type resultSlot struct {
+	full  *Result
+	notes *[]Finding
+	ms    int64
+	code  int32
+	plain bool
+}
+
+// keep returns the slot that keeps r, the result of p.vectors[i]. The
+// result of a vector listed as an expected failure is kept whole: once it
+// becomes XPASS, printers show its description.
+func (p *plan) keep(r Result, i int) resultSlot {
+	if _, listed := p.cfg.ExpectFail[r.ID]; listed {
+		whole := r
+		return resultSlot{full: &whole}
+	}
+	return keepResult(r, p.vectors[i])
+}
+
+// keepResult returns the slot that keeps r, the result of vector v.
+func keepResult(r Result, v suite.Ref) resultSlot {
+	e := r.Exit
+	if r.Status == Pass && r.Parity == ParityExact && r.ID == v.ID && r.Level == v.Level && r.Path == v.Path &&
+		len(r.Differences) == 0 && r.Reason == "" && r.Expected == "" && r.Actual == "" &&
+		r.Stderr == "" && r.summary == nil && e != nil && e.Signal == "" && e.Stopped == "" && e.Code == int(int32(e.Code)) {
+		s := resultSlot{ms: r.DurationMS, code: int32(e.Code), plain: true}
+		if len(r.Findings) > 0 {
+			notes := r.Findings
+			s.notes = &notes
+		}
+		return s
+	}
+	if r.Status == NotRun && r.ID == v.ID && r.Level == v.Level && r.Path == v.Path && len(r.Findings) == 0 &&
+		r.Reason == "" && r.Exit == nil && r.DurationMS == 0 && r.Parity == "" && r.summary == nil && r.Stderr == "" &&
+		r.Expected == "" && r.Actual == "" && len(r.Differences) == 0 {
+		return resultSlot{}
+	}
+	whole := r
+	return resultSlot{full: &whole}
+}
+
+// results builds the results the slots keep, in order (vs are their
+// vectors). A plain result gets no Description, Source or GoldenPath:
+// printers show them only for results that did not pass or that differ
+// from their golden file.
+func results(slots []resultSlot, vs []suite.Ref) []Result {
+	out := make([]Result, len(slots))
+	plain := 0
+	for _, s := range slots {
+		if s.plain {
+			plain++
+		}
+	}
+	exits := make([]proc.Exit, 0, plain)
+	for i, s := range slots {
+		v := vs[i]
+		switch {
+		case s.full != nil:
+			out[i] = *s.full
+		case s.plain:
+			exits = append(exits, proc.Exit{Code: int(s.code)})
+			out[i] = Result{ID: v.ID, Level: v.Level, Status: Pass, Path: v.Path, DurationMS: s.ms, Parity: ParityExact, Exit: &exits[len(exits)-1]}
+			if s.notes != nil {
+				out[i].Findings = *s.notes
+			}
+		default:
+			out[i] = Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
+		}
+	}
+	return out
 }
 
 // vector runs one vector, turning golden-file problems into INVALID results.
-func (p *plan) vector(ctx context.Context, v *suite.Vector) (Result, error) {
+func (p *plan) vector(ctx context.Context, v suite.Ref) (Result, error) {
 	res, _, err := p.vectorOutcome(ctx, v)
 	return res, err
 }
 
 // vectorOutcome is [plan.vector] that also returns the session's outcome
 // (nil for an INVALID result).
-func (p *plan) vectorOutcome(ctx context.Context, v *suite.Vector) (Result, *outcome, error) {
+func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome, error) {
 	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
 	if gerr != nil {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
@@ -670,13 +763,13 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	if p.ver.Preflight == "" {
 		return Result{}, true
 	}
-	var pv *suite.Vector
+	var pv suite.Ref
 	for _, v := range p.sessions {
 		if v.ID == p.ver.Preflight {
 			pv = v
 		}
 	}
-	if pv == nil {
+	if pv.ID == "" {
 		return Result{}, true
 	}
 	res, err := p.vector(ctx, pv)

@@ -115,7 +115,7 @@ func (o *outcome) close() {
 // the vector's rules). With exact set, any byte difference fails the vector
 // (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
-func (o *outcome) result(v *suite.Vector, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
+func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
 	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
 		GoldenPath: goldenPath}
 	if full := o.vector; full != nil {
@@ -354,7 +354,7 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.
-		Token: token, Isolate: p.cfg.Isolate,
+		Token: token, Isolate: p.cfg.Isolate, Pool: p.procs,
 	}, input)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))

@@ -55,7 +55,7 @@ type ShardInfo struct {
 // size by at most one vector and the split depends only on the ids.
 // Errors: USAGE when s is not a shard (see [ParseShard]) or names more
 // shards than there are vectors (a shard would be empty).
-func shardVectors(vs []*suite.Vector, s Shard) ([]*suite.Vector, *ShardInfo, error) {
+func shardVectors(vs []suite.Ref, s Shard) ([]suite.Ref, *ShardInfo, error) {
 	if s.Count < 1 || s.Index < 1 || s.Index > s.Count {
 		return nil, nil, kiterr.New(kiterr.Usage, "shard %s: want i/n with 1 <= i <= n", s)
 	}
@@ -63,7 +63,7 @@ func shardVectors(vs []*suite.Vector, s Shard) ([]*suite.Vector, *ShardInfo, err
 		return nil, nil, kiterr.New(kiterr.Usage, "shard %s: only %d vectors are selected, so shard count %d would leave a shard empty", s, len(vs), s.Count)
 	}
 	ids := make([]string, len(vs))
-	var out []*suite.Vector
+	var out []suite.Ref
 	for k, v := range vs {
 		ids[k] = v.ID
 		if k%s.Count == s.Index-1 {

@@ -156,3 +156,24 @@ func FuzzScanRequest(f *testing.F) {
 		}
 	})
 }
+
+// plainRun finds the first '"', '\\' or control character wherever it is
+// in the eight-byte words it reads, and none in plain text of any length.
+func TestPlainRun(t *testing.T) {
+	t.Parallel()
+	for size := 0; size < 40; size++ {
+		plain := bytes.Repeat([]byte("a\u00e9\x7f~ "), 40)[:size]
+		if got := plainRun(plain); got != size {
+			t.Errorf("plainRun(%q) = %d, want %d", plain, got, size)
+		}
+		for _, c := range []byte{'"', '\\', 0x00, 0x01, 0x1f, '\n'} {
+			for at := 0; at < size; at++ {
+				p := bytes.Clone(plain)
+				p[at] = c
+				if got := plainRun(p); got != at {
+					t.Errorf("plainRun(%q) = %d, want %d", p, got, at)
+				}
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -107,7 +108,10 @@ func vectors(n int, dir string) error {
 		return err
 	}
 	for i := range n {
-		v := src[i%len(src)]
+		// A copy: the source vector keeps its own id (writing the new id
+		// into it made every later copy's id carry the earlier prefixes,
+		// "g00078-g00000-...", up to 96 bytes).
+		v := maps.Clone(src[i%len(src)])
 		id := fmt.Sprintf("g%05d-%s", i, v["id"])
 		if len(id) > 96 {
 			id = id[:96]

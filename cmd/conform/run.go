@@ -246,6 +246,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
+	defer tuneRunGC()()
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)

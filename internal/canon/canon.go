@@ -69,6 +69,16 @@ func CheckNumber(n json.Number) error {
 // code units, no insignificant whitespace, ECMAScript number form, minimal
 // string escaping. No trailing newline.
 func Canonical(v any) ([]byte, error) {
+	if b, ok := appendCanonical(make([]byte, 0, 256), v, 0); ok {
+		return b, nil
+	}
+	return canonicalReference(v)
+}
+
+// canonicalReference is [Canonical] by the reference path:
+// encoding/json's Marshal, then jcs.Transform. The direct writer
+// (write.go) hands it every value it does not take.
+func canonicalReference(v any) ([]byte, error) {
 	raw, err := marshal(v)
 	if err != nil {
 		return nil, err
@@ -81,12 +91,13 @@ func Canonical(v any) ([]byte, error) {
 }
 
 // CanonicalBytes parses data with [Parse] and returns [Canonical] of it.
-//
-// The strict reader only checks data here; the canonical bytes come from
-// jcs.Transform of data itself, which saves re-marshalling the value.
 func CanonicalBytes(data []byte) ([]byte, error) {
-	if _, err := Parse(data); err != nil {
+	v, err := Parse(data)
+	if err != nil {
 		return nil, err
+	}
+	if b, ok := appendCanonical(make([]byte, 0, len(data)), v, 0); ok {
+		return b, nil
 	}
 	out, err := jcs.Transform(data)
 	if err != nil {

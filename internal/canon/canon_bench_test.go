@@ -69,6 +69,29 @@ func BenchmarkCanonical(b *testing.B) {
 	}
 }
 
+// BenchmarkCanonicalReference is BenchmarkCanonical through the reference
+// path the direct writer replaced (encoding/json's Marshal, then
+// jcs.Transform), which Canonical still takes for values the writer does
+// not.
+func BenchmarkCanonicalReference(b *testing.B) {
+	for _, name := range []string{"typical", "64KiB"} {
+		line := benchLines(b)[name]
+		v, err := canon.Parse(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := canon.CanonicalReference(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCanonicalBytes measures parse plus canonicalize, the path of
 // bench/canonbench (bytes in, canonical bytes out).
 func BenchmarkCanonicalBytes(b *testing.B) {

@@ -29,6 +29,11 @@ func benchCat(b *testing.B) string {
 func BenchmarkSession(b *testing.B) {
 	b.Run("default", func(b *testing.B) { benchSession(b, proc.Config{}) })
 	b.Run("no-cgroup", func(b *testing.B) { benchSession(b, proc.Config{NoCgroup: true}) })
+	b.Run("pool", func(b *testing.B) {
+		pl := proc.NewPool()
+		defer pl.Close()
+		benchSession(b, proc.Config{Pool: pl})
+	})
 }
 
 func benchSession(b *testing.B, cfg proc.Config) {

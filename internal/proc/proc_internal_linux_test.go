@@ -113,3 +113,65 @@ func TestCgroupBelowTheIUTs(t *testing.T) {
 		t.Errorf("cgroup %s (with its sub-cgroup) still exists after Stop: %v", dir, err)
 	}
 }
+
+// A pooled cgroup is handed to the next IUT only when the IUT that used it
+// left it as made; otherwise it is removed. Close removes the pooled ones.
+func TestPoolHandsOnOnlyCleanCgroups(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// script runs as the IUT with $cg its cgroup directory.
+		script string
+		// survivor: a process outlives the IUT (Stop kills it).
+		handedOn, survivor bool
+	}{
+		{name: "exits cleanly", script: `exit 0`, handedOn: true},
+		{name: "leaves it frozen", script: `echo 1 > "$cg/cgroup.freeze"; exit 0`},
+		{name: "makes a cgroup below it", script: `mkdir "$cg/sub"; exit 0`},
+		{name: "leaves a process behind", script: `setsid sleep 3600 </dev/null >/dev/null 2>&1 & exit 0`, survivor: true},
+		{name: "is killed", script: `trap '' TERM; sleep 3600 </dev/null >/dev/null 2>&1; exit 0`},
+		{name: "kills its own cgroup", script: `echo 1 > "$cg/cgroup.kill"; sleep 3600`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pl := NewPool()
+			defer pl.Close()
+			run := func(script string) (*cgroup, Exit) {
+				p, err := Start(t.Context(), Config{Pool: pl, Argv: []string{"/bin/sh", "-c",
+					`cg=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)$(sed -n 's/^0:://p' /proc/self/cgroup); ` + script},
+					Env: []string{"PATH=/usr/bin:/bin"}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cg := p.ctl.cg
+				// A frozen or hanging IUT never exits: Stop kills it.
+				e := p.Stop(time.Second, 200*time.Millisecond)
+				if got := p.Leftovers().Count > 0; got != tc.survivor && script == tc.script {
+					t.Errorf("survivors %+v, want some: %v", p.Leftovers(), tc.survivor)
+				}
+				return cg, e
+			}
+			first, _ := run(tc.script)
+			if first == nil {
+				t.Skip("no cgroup could be made here")
+			}
+			second, e := run(`exit 0`)
+			if e != (Exit{}) {
+				t.Errorf("the next IUT ended with %+v, want exit status 0", e)
+			}
+			if got := second == first; got != tc.handedOn {
+				t.Errorf("cgroup handed to the next IUT: %v, want %v", got, tc.handedOn)
+			}
+			if !tc.handedOn {
+				if _, err := os.Stat(first.dir); !os.IsNotExist(err) {
+					t.Errorf("cgroup %s not handed on but still exists: %v", first.dir, err)
+				}
+			}
+			pl.Close()
+			if _, err := os.Stat(second.dir); !os.IsNotExist(err) {
+				t.Errorf("pooled cgroup %s still exists after Close: %v", second.dir, err)
+			}
+		})
+	}
+}

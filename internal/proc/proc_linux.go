@@ -112,18 +112,19 @@ type control struct {
 	pid   int
 	token string
 	cg    *cgroup // nil without a cgroup
+	pool  *pool   // where cg came from and may go back to; nil: made for this IUT alone
 	// released: Stop has finished; the main process's id may name
 	// another process group by now, so nothing is signalled any more.
 	released atomic.Bool
 }
 
 func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, error) {
-	c := &control{token: cfg.Token}
+	c := &control{token: cfg.Token, pool: cfg.Pool.impl()}
 	if !cfg.NoCgroup {
-		c.cg, _ = newCgroup() // none: the fallback below still holds
+		c.cg, _ = c.pool.get() // none: the fallback below still holds
 	}
 	if cfg.Isolate != nil && (cfg.Isolate.UID == 0 || cfg.Isolate.GID == 0) {
-		c.release()
+		c.release(false)
 		return nil, nil, errors.New("isolation needs a user and group other than 0")
 	}
 	namespaces := cfg.Isolate != nil && cfg.Isolate.Namespaces
@@ -184,7 +185,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 		case missing && intoCgroup:
 			intoCgroup = false
 		default:
-			c.release()
+			c.release(false)
 			return nil, nil, err
 		}
 	}
@@ -204,14 +205,21 @@ func (c *control) signal(sig stopSignal) error {
 	if sig == sigKill {
 		s = syscall.SIGKILL
 	}
-	err := syscall.Kill(-c.pid, s)
+	// The pid from the Process, not c.pid: exec.Cmd's Cancel may call
+	// signal from its own goroutine as soon as Start has set Process,
+	// before startContained records c.pid.
+	err := syscall.Kill(-c.cmd.Process.Pid, s)
 	if errors.Is(err, syscall.ESRCH) {
 		err = nil
 	}
 	if c.cg != nil {
 		if sig == sigKill {
-			if kerr := c.cg.kill(); kerr != nil {
-				err = kerr
+			// An empty cgroup has nothing to kill; killing it anyway
+			// would keep it from being handed on (see cgroup.killed).
+			if c.cg.populated() {
+				if kerr := c.cg.kill(); kerr != nil {
+					err = kerr
+				}
 			}
 		} else {
 			for _, pid := range c.cg.procs() {
@@ -266,12 +274,18 @@ func (c *control) drain(d time.Duration) {
 	}
 }
 
-// release removes the IUT's cgroup and forgets the IUT.
-func (c *control) release() {
+// release forgets the IUT and gives its cgroup back to the pool when
+// handOn is set (nothing of the IUT outlived it) and the cgroup is as
+// made (see [cgroup.reusable]); otherwise it removes the cgroup.
+func (c *control) release(handOn bool) {
 	c.released.Store(true)
 	iuts.remove(c)
 	if c.cg != nil {
-		c.cg.remove()
+		if handOn && c.pool != nil && c.cg.reusable() {
+			c.pool.put(c.cg)
+		} else {
+			c.cg.remove()
+		}
 		c.cg = nil
 	}
 }
@@ -375,7 +389,7 @@ func reap(pid int) bool {
 // zombie or the kernel has marked it exiting (PF_EXITING, set before the
 // process's files are closed).
 func exitingNow(pid int) (known, ending bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := readFast("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return true, true // reaped meanwhile
 	}
@@ -428,7 +442,7 @@ func IsSubreaper() bool {
 // /proc/<pid>/stat either way, so a pid that is not an orphan, or that
 // exited meanwhile, does no harm.
 func candidates() []int {
-	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	b, err := readFast("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
 	if err != nil {
 		return allPids()
 	}
@@ -474,7 +488,7 @@ func statFields(b []byte) []string {
 // statOf reads state, parent pid and process group of pid from
 // /proc/<pid>/stat.
 func statOf(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := readFast("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procStat{}, false
 	}
@@ -494,7 +508,7 @@ func statOf(pid int) (procStat, bool) {
 // and the token it carries ("" for none). An unreadable environment (a
 // process that exited meanwhile) carries none.
 func tokenOf(pid int, token string) (this bool, carried string) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	b, err := readFast("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false, ""
 	}
@@ -510,7 +524,7 @@ func tokenOf(pid int, token string) (this bool, carried string) {
 // cgroupOf returns pid's cgroup v2 path ("0::<path>" in /proc/<pid>/cgroup),
 // or "".
 func cgroupOf(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	b, err := readFast("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	if err != nil {
 		return ""
 	}
@@ -527,25 +541,56 @@ type cgroup struct {
 	dir string // absolute path in the mounted hierarchy
 	rel string // path relative to the hierarchy's root, as /proc/<pid>/cgroup shows it
 	fd  int    // open directory, for CLONE_INTO_CGROUP
+	// files are the cgroup's files read a few times a vector (see
+	// cgroupFile), held open and read again with pread(2); -1 where one
+	// could not be opened (it is then opened for each read).
+	files [numCgroupFiles]int
+	// killed is set once cgroup.kill was written: such a cgroup is never
+	// handed on, because some kernels (6.18 here) then SIGKILL every
+	// process started into it with CLONE_INTO_CGROUP (the kill sequence
+	// of the target cgroup is compared with that of the parent's).
+	killed atomic.Bool
 }
 
 // newCgroup makes a cgroup named conform-iut-* below this process's own
 // cgroup v2. Errors: no cgroup v2 mounted, or no permission to create one
 // there.
 func newCgroup() (*cgroup, error) {
-	mnt, root, err := cgroup2Mount()
+	at, err := findCgroupParent()
 	if err != nil {
 		return nil, err
 	}
+	return at.make()
+}
+
+// cgroupParent is where IUT cgroups are made: this process's own cgroup
+// v2, as a directory of the mounted hierarchy (dir) and as
+// /proc/self/cgroup names it (rel).
+type cgroupParent struct{ dir, rel string }
+
+// findCgroupParent finds this process's cgroup v2 in the mounted
+// hierarchy (/proc/self/mountinfo and /proc/self/cgroup). Errors: no
+// cgroup v2 mounted, or this process's cgroup is not in the mounted part.
+func findCgroupParent() (cgroupParent, error) {
+	mnt, root, err := cgroup2Mount()
+	if err != nil {
+		return cgroupParent{}, err
+	}
 	own := cgroupOf(os.Getpid())
 	if own == "" {
-		return nil, errors.New("no cgroup v2 membership in /proc/self/cgroup")
+		return cgroupParent{}, errors.New("no cgroup v2 membership in /proc/self/cgroup")
 	}
 	rest, ok := strings.CutPrefix(own, root)
 	if !ok {
-		return nil, fmt.Errorf("own cgroup %s is outside the mounted root %s", own, root)
+		return cgroupParent{}, fmt.Errorf("own cgroup %s is outside the mounted root %s", own, root)
 	}
-	dir, err := os.MkdirTemp(filepath.Join(mnt, rest), "conform-iut-")
+	return cgroupParent{dir: filepath.Join(mnt, rest), rel: own}, nil
+}
+
+// make creates a cgroup conform-iut-* in the parent. Errors: no
+// permission to create one there.
+func (at cgroupParent) make() (*cgroup, error) {
+	dir, err := os.MkdirTemp(at.dir, "conform-iut-")
 	if err != nil {
 		return nil, err
 	}
@@ -554,13 +599,55 @@ func newCgroup() (*cgroup, error) {
 		_ = syscall.Rmdir(dir)
 		return nil, err
 	}
-	return &cgroup{dir: dir, rel: filepath.Join(own, filepath.Base(dir)), fd: fd}, nil
+	g := &cgroup{dir: dir, rel: filepath.Join(at.rel, filepath.Base(dir)), fd: fd}
+	for i := range g.files {
+		g.files[i], err = unix.Openat(fd, cgroupFileName(i), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			g.files[i] = -1
+		}
+	}
+	return g, nil
+}
+
+// The cgroup files a cgroup holds open (cgroup.files).
+const (
+	eventsFile = iota
+	statFile
+	typeFile
+	controllersFile
+	numCgroupFiles
+)
+
+func cgroupFileName(i int) string {
+	switch i {
+	case eventsFile:
+		return "cgroup.events"
+	case statFile:
+		return "cgroup.stat"
+	case typeFile:
+		return "cgroup.type"
+	}
+	return "cgroup.controllers"
+}
+
+// read returns the content of one of the files the cgroup holds open:
+// pread(2) from offset 0 reads a cgroup file afresh each time, an open(2)
+// less per read (cgroup.events is read four to six times a vector).
+func (g *cgroup) read(i int) ([]byte, error) {
+	if g.files[i] >= 0 {
+		var small [512]byte
+		n, err := ignoringEINTR(func() (int, error) { return unix.Pread(g.files[i], small[:], 0) })
+		if err == nil && n < len(small) {
+			return bytes.Clone(small[:n]), nil
+		}
+	}
+	return readFast(g.dir + "/" + cgroupFileName(i))
 }
 
 // cgroup2Mount finds the cgroup v2 hierarchy in /proc/self/mountinfo: its
 // mount point and the root of the hierarchy it shows.
 func cgroup2Mount() (mountPoint, root string, err error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	b, err := readFast("/proc/self/mountinfo")
 	if err != nil {
 		return "", "", err
 	}
@@ -599,7 +686,7 @@ func unescapeMount(s string) string {
 }
 
 func (g *cgroup) add(pid int) error {
-	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+	return writeFast(g.dir+"/cgroup.procs", strconv.Itoa(pid))
 }
 
 // procs lists the live processes of the cgroup and of the cgroups below it
@@ -610,7 +697,7 @@ func (g *cgroup) procs() []int {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
-		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		b, err := readFast(filepath.Join(path, "cgroup.procs"))
 		if err != nil {
 			return nil
 		}
@@ -626,7 +713,7 @@ func (g *cgroup) procs() []int {
 
 // populated reads cgroup.events: whether a live process is in the cgroup.
 func (g *cgroup) populated() bool {
-	b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
+	b, err := g.read(eventsFile)
 	if err != nil {
 		return len(g.procs()) > 0
 	}
@@ -636,7 +723,8 @@ func (g *cgroup) populated() bool {
 // kill ends every process in the cgroup: cgroup.kill, or SIGKILL to each
 // member where the kernel has no cgroup.kill (before Linux 5.14).
 func (g *cgroup) kill() error {
-	err := os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0)
+	g.killed.Store(true)
+	err := writeFast(g.dir+"/cgroup.kill", "1")
 	if err == nil {
 		return nil
 	}
@@ -651,6 +739,14 @@ func (g *cgroup) kill() error {
 // cannot be removed yet, so it retries briefly.
 func (g *cgroup) remove() {
 	_ = syscall.Close(g.fd)
+	for _, f := range g.files {
+		if f >= 0 {
+			_ = unix.Close(f)
+		}
+	}
+	if syscall.Rmdir(g.dir) == nil {
+		return // no cgroup below it and nothing left in it: the usual case
+	}
 	for pause := time.Millisecond; ; pause *= 2 {
 		var dirs []string
 		_ = filepath.WalkDir(g.dir, func(path string, d fs.DirEntry, err error) error {
@@ -670,5 +766,168 @@ func (g *cgroup) remove() {
 		}
 		_ = g.kill()
 		time.Sleep(pause)
+	}
+}
+
+// reusable reports whether the cgroup may be handed to another IUT: it is
+// exactly as a new one would be in everything that can change what runs
+// in it. It was never killed (see cgroup.killed), nothing is in it (populated 0), it is not frozen (an IUT running
+// as root may write cgroup.freeze), it is still a domain cgroup (not
+// turned threaded), no controller is enabled in it (so it has no limits
+// an IUT could have set), and no cgroup was made below it. Any error
+// while checking, and it is not.
+func (g *cgroup) reusable() bool {
+	if g.killed.Load() {
+		return false
+	}
+	ev, err := g.read(eventsFile)
+	if err != nil || !hasLine(ev, "populated 0") || hasLine(ev, "frozen 1") {
+		return false
+	}
+	st, err := g.read(statFile)
+	if err != nil || !hasLine(st, "nr_descendants 0") {
+		return false
+	}
+	ty, err := g.read(typeFile)
+	if err != nil || string(bytes.TrimSpace(ty)) != "domain" {
+		return false
+	}
+	ctl, err := g.read(controllersFile)
+	return err == nil && len(bytes.TrimSpace(ctl)) == 0
+}
+
+// hasLine reports whether b has the line line.
+func hasLine(b []byte, line string) bool {
+	for l := range bytes.Lines(b) {
+		if string(bytes.TrimSuffix(l, []byte("\n"))) == line {
+			return true
+		}
+	}
+	return false
+}
+
+// pool (Linux) keeps where IUT cgroups are made, found once, and the
+// cgroups of IUTs that ended with nothing left in them ([cgroup.reusable]),
+// each handed to the next IUT instead of being removed and made again: a
+// cgroup mkdir plus rmdir, and the mount lookup, cost about 0.2 ms a
+// vector (bench/README.md).
+type pool struct {
+	once   sync.Once
+	parent cgroupParent
+	err    error
+
+	mu     sync.Mutex
+	free   []*cgroup
+	closed bool
+}
+
+func newPool() *pool { return &pool{} }
+
+// get returns a pooled cgroup or makes one. A nil pool makes one.
+func (pl *pool) get() (*cgroup, error) {
+	if pl == nil {
+		return newCgroup()
+	}
+	pl.mu.Lock()
+	if n := len(pl.free); n > 0 {
+		g := pl.free[n-1]
+		pl.free = pl.free[:n-1]
+		pl.mu.Unlock()
+		return g, nil
+	}
+	pl.mu.Unlock()
+	pl.once.Do(func() { pl.parent, pl.err = findCgroupParent() })
+	if pl.err != nil {
+		return nil, pl.err
+	}
+	return pl.parent.make()
+}
+
+// put keeps g for a later IUT (removes it once the pool is closed).
+func (pl *pool) put(g *cgroup) {
+	pl.mu.Lock()
+	if !pl.closed {
+		pl.free = append(pl.free, g)
+		g = nil
+	}
+	pl.mu.Unlock()
+	if g != nil {
+		g.remove()
+	}
+}
+
+// close removes every pooled cgroup.
+func (pl *pool) close() {
+	pl.mu.Lock()
+	free := pl.free
+	pl.free, pl.closed = nil, true
+	pl.mu.Unlock()
+	for _, g := range free {
+		g.remove()
+	}
+}
+
+// readFast reads a small file of /proc or of the cgroup file system whole,
+// with plain system calls: an *os.File would register each such file with
+// the runtime's poller (cgroup files are pollable) and set a finalizer,
+// and these files are read several times a vector. Errors: those of
+// open(2) and read(2), as *fs.PathError.
+func readFast(name string) ([]byte, error) {
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	// Most of these files are a few dozen bytes: read into the stack and
+	// keep a copy of just what was read.
+	var small [256]byte
+	n := 0
+	for n < len(small) {
+		m, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, small[n:]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m == 0 {
+			return bytes.Clone(small[:n]), nil
+		}
+		n += m
+	}
+	b := append(make([]byte, 0, 4*len(small)), small[:n]...)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, b[len(b):cap(b)]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if m == 0 {
+			return b, nil
+		}
+		b = b[:len(b)+m]
+	}
+}
+
+// writeFast writes data to an existing file of the cgroup file system in
+// one write(2), as readFast reads. Errors: as *fs.PathError.
+func writeFast(name, data string) error {
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(name, unix.O_WRONLY|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	if _, err := ignoringEINTR(func() (int, error) { return unix.Write(fd, []byte(data)) }); err != nil {
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	}
+	return nil
+}
+
+// ignoringEINTR retries f while it fails with EINTR.
+func ignoringEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
 	}
 }

@@ -92,7 +92,13 @@ func (c *control) drain(d time.Duration) {
 
 func (c *control) sweep() []orphan { return nil }
 
-func (c *control) release() { c.released.Store(true) }
+func (c *control) release(bool) { c.released.Store(true) }
+
+// pool holds nothing on these systems.
+type pool struct{}
+
+func newPool() *pool { return &pool{} }
+func (*pool) close() {}
 
 // exitingNow cannot read another process's state here.
 func exitingNow(int) (known, ending bool) { return false, false }

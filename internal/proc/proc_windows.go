@@ -59,21 +59,21 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		c.release()
+		c.release(false)
 		return nil, nil, fmt.Errorf("set job object limits: %w", err)
 	}
 	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP}
 	cmd.Cancel = func() error { return c.signal(sigKill) }
 	if err := cmd.Start(); err != nil {
-		c.release()
+		c.release(false)
 		return nil, nil, err
 	}
 	c.pid = cmd.Process.Pid
 	if err := c.adopt(); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		c.release()
+		c.release(false)
 		return nil, nil, err
 	}
 	return cmd, c, nil
@@ -180,8 +180,14 @@ func (c *control) drain(d time.Duration) {
 
 func (c *control) sweep() []orphan { return nil }
 
+// pool holds nothing on Windows: a Job Object per IUT is cheap.
+type pool struct{}
+
+func newPool() *pool { return &pool{} }
+func (*pool) close() {}
+
 // release closes the job, which terminates whatever is still in it.
-func (c *control) release() {
+func (c *control) release(bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.job != 0 {

@@ -4,12 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 )
@@ -24,11 +26,20 @@ import (
 // any suite; [Dir.WriteFile] and [Dir.Remove] are what 'conform golden
 // --update' writes with.
 //
-// A Dir holds an open directory descriptor until [Dir.Close].
+// A Dir holds an open directory descriptor until [Dir.Close], and one for
+// each folder a file was opened in: [Dir.Open] opens a file through its
+// folder's descriptor, one openat(2), where a path through the root opens
+// every folder on the way each time (a run opens each vector file twice and
+// each golden file once). A folder is opened once, when a file in it is
+// first opened: one replaced later (renamed away and made again) is not
+// seen by Open, whose files are still checked against MANIFEST.sha256.
 type Dir struct {
 	root *os.Root
 	fsys fs.FS
 	name string
+
+	mu      sync.Mutex
+	folders map[string]*os.Root
 }
 
 // OpenDir opens the suite directory dir. Errors: SUITE_NOT_FOUND when dir
@@ -41,8 +52,16 @@ func OpenDir(dir string) (*Dir, error) {
 	return &Dir{root: r, fsys: r.FS(), name: dir}, nil
 }
 
-// Close closes the directory descriptor.
-func (d *Dir) Close() error { return d.root.Close() }
+// Close closes the directory descriptors.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	for _, r := range d.folders {
+		_ = r.Close()
+	}
+	d.folders = nil
+	d.mu.Unlock()
+	return d.root.Close()
+}
 
 // Name returns the directory as given to [OpenDir].
 func (d *Dir) Name() string { return d.name }
@@ -52,8 +71,36 @@ func (d *Dir) Open(name string) (fs.File, error) {
 	if err := d.check("open", name); err != nil {
 		return nil, err
 	}
+	if dir, base := path.Split(name); dir != "" && base != "" {
+		if r := d.folder(dir[:len(dir)-1]); r != nil {
+			if f, err := r.Open(base); err == nil {
+				return f, nil
+			}
+			// A link out of the folder, a missing file, anything else:
+			// decided through the root, as if the folder were not open.
+		}
+	}
 	f, err := d.fsys.Open(name)
 	return f, d.wrap(name, err)
+}
+
+// folder returns the folder dir (a clean relative path) opened through
+// the root, or nil when it cannot be opened.
+func (d *Dir) folder(dir string) *os.Root {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r, ok := d.folders[dir]; ok {
+		return r
+	}
+	r, err := d.root.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	if d.folders == nil {
+		d.folders = map[string]*os.Root{}
+	}
+	d.folders[dir] = r
+	return r
 }
 
 // ReadFile reads name (fs.ReadFileFS).
@@ -75,13 +122,63 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 	return fi, d.wrap(name, err)
 }
 
-// ReadDir lists the directory name (fs.ReadDirFS).
+// ReadDir lists the directory name, sorted by file name (fs.ReadDirFS).
+// The entries give each file's name and type; Info reads the rest when
+// asked (lstat through the root). A folder of a large suite holds 10,000
+// files: the entries the os package makes (with an lstat each where the
+// file system gives no type) are read 256 at a time and kept as name and
+// type alone, about a quarter of their size.
 func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := d.check("readdir", name); err != nil {
 		return nil, err
 	}
-	es, err := fs.ReadDir(d.fsys, name)
-	return es, d.wrap(name, err)
+	f, err := d.fsys.Open(name)
+	if err != nil {
+		return nil, d.wrap(name, err)
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not implemented")}
+	}
+	var list []dirEntry
+	for {
+		batch, err := rd.ReadDir(256)
+		for _, e := range batch {
+			list = append(list, dirEntry{dir: d, folder: name, name: e.Name(), typ: e.Type()})
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, d.wrap(name, err)
+		}
+	}
+	slices.SortFunc(list, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	out := make([]fs.DirEntry, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	return out, nil
+}
+
+// dirEntry is one entry of [Dir.ReadDir].
+type dirEntry struct {
+	dir          *Dir
+	folder, name string
+	typ          fs.FileMode
+}
+
+func (e *dirEntry) Name() string      { return e.name }
+func (e *dirEntry) IsDir() bool       { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode { return e.typ }
+
+// Info returns the file's information without following a final
+// symbolic link, as the os package's entries do.
+func (e *dirEntry) Info() (fs.FileInfo, error) {
+	p := path.Join(e.folder, e.name)
+	fi, err := e.dir.root.Lstat(p)
+	return fi, e.dir.wrap(p, err)
 }
 
 // WriteFile replaces the file name (slash-separated, relative to the

@@ -3,6 +3,7 @@ package suite_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,6 +148,102 @@ func TestDirFollowsLinksInside(t *testing.T) {
 	ver, _ := st.Version(1)
 	if _, err := st.ReadGolden(ver, "agent", "ping"); err != nil {
 		t.Fatalf("ReadGolden through a link inside the suite: %v", err)
+	}
+}
+
+// TestDirOpenThroughFolders: Open reads a file through its folder, once
+// the folder is open, exactly as through the root: a link to another
+// folder inside the suite is followed, a link out of the suite and a `..`
+// are refused (SUITE_PATH_OUTSIDE), and a missing file is fs.ErrNotExist.
+func TestDirOpenThroughFolders(t *testing.T) {
+	t.Parallel()
+	s := diskSuite(t)
+	if err := os.MkdirAll(filepath.Join(s, "golden/elsewhere"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(s, "golden/v1/ping.json"), filepath.Join(s, "golden/elsewhere/ping.json")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "../elsewhere/ping.json", filepath.Join(s, "golden/v1/ping.json"))
+	out := newOutside(t, filepath.Dir(s), "out.json", []byte(`{}`))
+	symlink(t, out.path, filepath.Join(s, "golden/v1/out.json"))
+	d, err := suite.OpenDir(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for round := range 2 { // the second round finds the folder open
+		if b, err := fs.ReadFile(d, "golden/v1/ping.json"); err != nil || len(b) == 0 {
+			t.Errorf("round %d: a link to another folder inside: %q, %v", round, b, err)
+		}
+		_, err := fs.ReadFile(d, "golden/v1/out.json")
+		kiterrtest.WantCode(t, err, kiterr.SuitePathOutside)
+		_, err = d.Open("golden/v1/../../x")
+		kiterrtest.WantCode(t, err, kiterr.SuitePathOutside)
+		if _, err := d.Open("golden/v1/none.json"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("round %d: missing file: %v, want fs.ErrNotExist", round, err)
+		}
+	}
+	out.unchanged(t)
+}
+
+// TestDirReadDir: ReadDir lists a folder as os.ReadDir does (sorted names,
+// the same types, Info as Lstat), past its batches of 256 entries.
+func TestDirReadDir(t *testing.T) {
+	t.Parallel()
+	s := diskSuite(t)
+	folder := filepath.Join(s, "vectors/v1/agent")
+	for i := range 600 {
+		if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("z%03d.json", 599-i)), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(folder, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "z000.json", filepath.Join(folder, "link.json"))
+	d, err := suite.OpenDir(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	type entry struct {
+		Name string
+		Type fs.FileMode
+		Size int64
+	}
+	list := func(es []fs.DirEntry, err error) []entry {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []entry
+		for _, e := range es {
+			fi, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.IsDir() != e.Type().IsDir() || fi.Name() != e.Name() {
+				t.Errorf("%s: IsDir %v, Type %v, Info name %q", e.Name(), e.IsDir(), e.Type(), fi.Name())
+			}
+			size := fi.Size()
+			if e.IsDir() {
+				size = 0
+			}
+			out = append(out, entry{e.Name(), e.Type(), size})
+		}
+		return out
+	}
+	want := list(os.ReadDir(folder))
+	if len(want) < 600 {
+		t.Fatalf("only %d entries", len(want))
+	}
+	if diff := cmp.Diff(want, list(d.ReadDir("vectors/v1/agent"))); diff != "" {
+		t.Errorf("ReadDir (-want +got):\n%s", diff)
+	}
+	_, err = d.ReadDir("vectors/none")
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing folder: %v, want fs.ErrNotExist", err)
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -70,9 +72,9 @@ type Suite struct {
 	Manifest Manifest
 	// Digest is "sha256:" + the hex SHA-256 of MANIFEST.sha256's bytes.
 	Digest string
-	// Files maps each suite-relative path listed in MANIFEST.sha256 to its
-	// hex SHA-256.
-	Files map[string]string
+	// Files is what MANIFEST.sha256 lists: each suite-relative path with
+	// its SHA-256; nil when Load skipped the digests.
+	Files *FileDigests
 	// Schemas compiles the suite's schemas (shared, concurrency-safe).
 	Schemas *schema.Set
 	// Problems lists files whose digest differs from the manifest or that
@@ -103,8 +105,20 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	}
 	// Every covered file is looked at before any is used: a symbolic link
 	// that leaves a [Dir] is refused (SUITE_PATH_OUTSIDE) whatever reads
-	// it first.
-	if err := walk(fsys, func(string) error { return nil }); err != nil {
+	// it first. The same walk checks each file against MANIFEST.sha256,
+	// one at a time; what that finds is reported after suite.json's own
+	// errors, as when the digests were checked in a second walk.
+	var dc *digestCheck
+	if !opt.SkipDigest {
+		dc = s.startVerify()
+		defer dc.stop()
+	}
+	if err := walk(fsys, func(n string) error {
+		if dc != nil {
+			dc.file(n)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	v, err := canon.Parse(data)
@@ -140,7 +154,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if opt.SkipDigest {
 		return s, nil
 	}
-	if err := s.verify(); err != nil {
+	if err := dc.finish(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -172,41 +186,120 @@ func (s *Suite) Version(n int) (*Version, error) {
 	return nil, kiterr.New(kiterr.VersionUnknown, "suite %q has no protocol version %d", s.Manifest.Name, n)
 }
 
-// verify reads MANIFEST.sha256 and compares every covered file.
-func (s *Suite) verify() error {
+// digestCheck compares the covered files with MANIFEST.sha256, each
+// hashed as it is read, on up to GOMAXPROCS goroutines (at most 4): nothing
+// but the table of listed sums is kept.
+type digestCheck struct {
+	s    *Suite
+	seen []bool // by table index: the file was found
+	jobs chan digestJob
+	wg   sync.WaitGroup
+	next int // walk position of the next file
+
+	mu sync.Mutex // guards s.Problems, err and errAt
+	// err is the error of the earliest file in walk order that could not
+	// be read, or of reading or parsing MANIFEST.sha256. finish returns
+	// it.
+	err   error
+	errAt int
+}
+
+type digestJob struct {
+	name string
+	at   int
+}
+
+// startVerify reads MANIFEST.sha256 into s.Digest and s.Files and starts
+// the goroutines that check files.
+func (s *Suite) startVerify() *digestCheck {
+	c := &digestCheck{s: s, errAt: -1}
 	data, err := fs.ReadFile(s.FS, DigestFile)
 	if err != nil {
-		return kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+		c.err = kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+		return c
 	}
 	sum := sha256.Sum256(data)
 	s.Digest = "sha256:" + hex.EncodeToString(sum[:])
-	s.Files = map[string]string{}
-	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		hexSum, name, ok := strings.Cut(line, "  ")
-		if !ok || len(hexSum) != 64 || name == "" {
-			return kiterr.New(kiterr.SuiteInvalid, "%s:%d: want \"<sha256>  <path>\"", DigestFile, i+1)
-		}
-		s.Files[name] = hexSum
+	if s.Files, c.err = parseDigests(data); c.err != nil {
+		return c
 	}
-	actual, err := Digests(s.FS)
+	c.seen = make([]bool, s.Files.Len())
+	c.jobs = make(chan digestJob, 64)
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			buf := make([]byte, 32<<10)
+			for j := range c.jobs {
+				c.check(j, buf)
+			}
+		}()
+	}
+	return c
+}
+
+// file hands the covered file name to the checking goroutines.
+func (c *digestCheck) file(name string) {
+	if c.jobs == nil {
+		return
+	}
+	c.jobs <- digestJob{name: name, at: c.next}
+	c.next++
+}
+
+// stop waits for the files handed over to be checked. Safe to call more
+// than once.
+func (c *digestCheck) stop() {
+	if c.jobs != nil {
+		close(c.jobs)
+		c.wg.Wait()
+		c.jobs = nil
+	}
+}
+
+// check hashes one file and records what it finds.
+func (c *digestCheck) check(j digestJob, buf []byte) {
+	s := c.s
+	got, err := hashFile(s.FS, j.name, buf)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone since it was found: as if never found
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err != nil {
-		return err
+		if c.errAt < 0 || j.at < c.errAt {
+			c.err, c.errAt = wrapCode(kiterr.IO, err, "read %s", j.name), j.at
+		}
+		return
+	}
+	i, ok := s.Files.index(j.name)
+	switch {
+	case !ok:
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", j.name, DigestFile)
+	case !s.Files.matches(i, &got):
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", j.name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+	}
+	if ok {
+		c.seen[i] = true
+	}
+}
+
+// finish reports the files listed but not found and returns the error of
+// a file that makes every result meaningless (suite.json or a schema), or
+// the first error met.
+func (c *digestCheck) finish() error {
+	c.stop()
+	if c.err != nil {
+		return c.err
+	}
+	s := c.s
+	for i, found := range c.seen {
+		if !found {
+			name := s.Files.name(i)
+			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s lists %s, which does not exist", DigestFile, name)
+		}
 	}
 	var fatal []string
-	for name, want := range s.Files {
-		got, ok := actual[name]
-		switch {
-		case !ok:
-			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s lists %s, which does not exist", DigestFile, name)
-		case got != want:
-			s.Problems[name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", name, got[:12], DigestFile, want[:12])
-		}
-	}
-	for name := range actual {
-		if _, ok := s.Files[name]; !ok {
-			s.Problems[name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
-		}
-	}
 	for name, p := range s.Problems {
 		if name == ManifestFile || strings.HasPrefix(name, "schemas/") {
 			var ke *kiterr.Error
@@ -241,17 +334,13 @@ func firstFatal(p map[string]error) string {
 // [Dir]), IO.
 func Digests(fsys fs.FS) (map[string]string, error) {
 	out := map[string]string{}
+	buf := make([]byte, 32<<10)
 	err := walk(fsys, func(n string) error {
-		f, err := fsys.Open(n)
+		sum, err := hashFile(fsys, n, buf)
 		if err != nil {
 			return wrapCode(kiterr.IO, err, "read %s", n)
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return wrapCode(kiterr.IO, err, "read %s", n)
-		}
-		out[n] = hex.EncodeToString(h.Sum(nil))
+		out[n] = hex.EncodeToString(sum[:])
 		return nil
 	})
 	if err != nil {
@@ -266,14 +355,18 @@ func Digests(fsys fs.FS) (map[string]string, error) {
 // suite.
 func walk(fsys fs.FS, fn func(name string) error) error {
 	for _, g := range digestGlobs {
-		names, err := doublestar.Glob(fsys, g, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		// fn's errors are told apart from the walk's own: only the
+		// latter are wrapped.
+		var fnErr error
+		err := doublestar.GlobWalk(fsys, g, func(n string, _ fs.DirEntry) error {
+			fnErr = fn(n)
+			return fnErr
+		}, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		if fnErr != nil {
+			return fnErr
+		}
 		if err != nil {
 			return wrapCode(kiterr.IO, err, "glob %s", g)
-		}
-		for _, n := range names {
-			if err := fn(n); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -296,11 +389,30 @@ func readFile(fsys fs.FS, name string, max int64) (data []byte, tooLarge bool, e
 		return nil, false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
-		return nil, true, nil
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if size = fi.Size(); size > max {
+			return nil, true, nil
+		}
 	}
-	data, err = io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	if size >= 0 {
+		// The file's size is known: one buffer of that size (and a
+		// byte to see the file grew), not io.ReadAll's doublings.
+		data = make([]byte, 0, size+1)
+		for int64(len(data)) <= max {
+			if len(data) == cap(data) {
+				data = append(data, 0)[:len(data)]
+			}
+			n, err := f.Read(data[len(data):cap(data)])
+			data = data[:len(data)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, false, err
+			}
+		}
+	} else if data, err = io.ReadAll(io.LimitReader(f, max+1)); err != nil {
 		return nil, false, err
 	}
 	if int64(len(data)) > max {
@@ -399,11 +511,11 @@ func (s *Suite) checkDigest(name string, data []byte) error {
 	if s.Files == nil {
 		return nil
 	}
-	want, ok := s.Files[name]
+	i, ok := s.Files.index(name)
 	if !ok {
 		return kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", name, DigestFile)
 	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != want {
+	if sum := sha256.Sum256(data); !s.Files.matches(i, &sum) {
 		return kiterr.New(kiterr.SuiteDigestMismatch, "%s changed after the suite was opened: its sha256 is not the one %s lists (edited during the run?)", name, DigestFile)
 	}
 	return nil

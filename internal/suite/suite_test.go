@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"strings"
@@ -160,13 +161,16 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(wantFiles, s.Files); diff != "" {
+	if diff := cmp.Diff(wantFiles, maps.Collect(s.Files.All())); diff != "" {
 		t.Errorf("Files (-want +got):\n%s", diff)
 	}
-	if _, ok := s.Files["vectors/v1/agent/ping.json"]; !ok {
-		t.Errorf("Files lacks the vector")
+	if s.Files.Len() != len(wantFiles) {
+		t.Errorf("Files.Len() = %d, want %d", s.Files.Len(), len(wantFiles))
 	}
-	if _, ok := s.Files[suite.DigestFile]; ok {
+	if got, ok := s.Files.Hex("vectors/v1/agent/ping.json"); !ok || got != wantFiles["vectors/v1/agent/ping.json"] {
+		t.Errorf("Files.Hex(the vector) = %q, %v; want %q", got, ok, wantFiles["vectors/v1/agent/ping.json"])
+	}
+	if _, ok := s.Files.Hex(suite.DigestFile); ok {
 		t.Errorf("Files lists %s itself", suite.DigestFile)
 	}
 	if s.Schemas == nil || s.FS == nil {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -206,39 +208,97 @@ type LoadError struct {
 // the others from loading. The error return is for the kit itself
 // (SCHEMA_INVALID, IO).
 func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
-	return s.vectors(ver, func(v *Vector) *Vector { return v })
-}
-
-// VectorIndex is [Suite.Vectors] keeping only each vector's [Vector.Index]:
-// every file is loaded and checked the same way, but only one whole vector
-// is in memory at a time, so a run of a large suite holds an index, not the
-// suite ([Suite.Reload] gets a vector back when it runs).
-func (s *Suite) VectorIndex(ver *Version) ([]*Vector, []LoadError, error) {
-	return s.vectors(ver, (*Vector).Index)
-}
-
-func (s *Suite) vectors(ver *Version, keep func(*Vector) *Vector) ([]*Vector, []LoadError, error) {
-	sch, err := s.Schemas.Compile(VectorSchemaFile)
+	var out []*Vector
+	bad, err := s.vectors(ver, func(v *Vector) { out = append(out, v) })
 	if err != nil {
 		return nil, nil, err
 	}
+	slices.SortFunc(out, func(a, b *Vector) int { return strings.Compare(a.ID, b.ID) })
+	return out, bad, nil
+}
+
+// Ref identifies a vector without holding it: what a run keeps of each
+// vector until it runs ([Suite.Reload] reads the rest then). ID is a part of
+// Path and Level one of the Level constants, so a Ref costs 48 bytes plus
+// its path.
+type Ref struct {
+	ID    string
+	Level string
+	// Path is the suite-relative file, which ends in ID + ".json".
+	Path string
+}
+
+// VectorIndex is [Suite.Vectors] for the session vectors of role, kept as
+// [Ref]s sorted by id: every vector file of the version is loaded and
+// checked the same way (and each bad one, of any kind or role, is a
+// [LoadError]), but only one whole vector is in memory at a time, so a run
+// of a large suite holds an index, not the suite.
+func (s *Suite) VectorIndex(ver *Version, role string) ([]Ref, []LoadError, error) {
+	var out []Ref
+	bad, err := s.vectors(ver, func(v *Vector) {
+		if v.Kind == KindSession && v.Role == role {
+			out = append(out, v.ref())
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.ID, b.ID) })
+	return slices.Clip(out), bad, nil
+}
+
+// ref returns v's [Ref]: its id as part of its path (the file name is
+// the id and ".json", which loading checks), its level as the constant.
+func (v *Vector) ref() Ref {
+	id := v.ID
+	if strings.HasSuffix(v.Path, "/"+v.ID+".json") || v.Path == v.ID+".json" {
+		id = v.Path[len(v.Path)-len(".json")-len(v.ID) : len(v.Path)-len(".json")]
+	}
+	level := v.Level
+	for _, l := range []string{LevelRequired, LevelRecommended, LevelInformational} {
+		if level == l {
+			level = l
+		}
+	}
+	return Ref{ID: id, Level: level, Path: v.Path}
+}
+
+// vectors loads every vector file of ver, in path order, giving each good
+// one to keep and returning the bad ones.
+func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
+	sch, err := s.Schemas.Compile(VectorSchemaFile)
+	if err != nil {
+		return nil, err
+	}
 	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 	if err != nil {
-		return nil, nil, wrapCode(kiterr.IO, err, "glob %s", ver.Vectors)
+		return nil, wrapCode(kiterr.IO, err, "glob %s", ver.Vectors)
 	}
 	slices.Sort(names)
-	var out []*Vector
 	var bad []LoadError
+	// The path a Ref keeps is the table's copy (FileDigests), so a run
+	// holds each path once.
+	if s.Files != nil {
+		for k, name := range names {
+			if i, ok := s.Files.index(name); ok {
+				names[k] = s.Files.name(i)
+			}
+		}
+	}
 	byID := map[string]string{}
-	for _, name := range names {
-		v, err := s.loadVector(ver, name, sch.Validate)
+	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, sch.Validate) })
+	for i, name := range names {
+		v, err := loaded(i)
 		if err == nil {
+			// v.ID as a part of the path (the file name is the id and
+			// ".json", or check failed): the map holds no copy of it.
+			id := v.ref().ID
 			// Duplicates are found among every parsed vector, whatever
 			// its digest, so a copied file is named as a duplicate.
-			if prev, dup := byID[v.ID]; dup {
+			if prev, dup := byID[id]; dup {
 				err = kiterr.New(kiterr.VectorIDDuplicate, "id %q is used by %s and %s", v.ID, prev, name)
 			} else {
-				byID[v.ID] = name
+				byID[id] = name
 				if prob := s.Problems[name]; prob != nil {
 					err = prob
 				}
@@ -248,10 +308,53 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector) *Vector) ([]*Vector, []
 			bad = append(bad, LoadError{Path: name, Err: err})
 			continue
 		}
-		out = append(out, keep(v))
+		keep(v)
 	}
-	slices.SortFunc(out, func(a, b *Vector) int { return strings.Compare(a.ID, b.ID) })
-	return out, bad, nil
+	return bad, nil
+}
+
+// loadBatch is how many vector files loadAll loads ahead of the one taken.
+const loadBatch = 32
+
+// loadAll returns a function that gives load(names[i]) for i = 0, 1, 2, ...
+// in that order. The files are loaded a batch at a time by up to
+// GOMAXPROCS goroutines (at most 4), so that loading a large suite, which
+// reads, parses, validates and decodes every file before the first vector
+// runs, takes the available cores; at most one batch of loaded vectors is
+// held at a time. With one core or a small suite it loads each as asked.
+func loadAll(names []string, load func(string) (*Vector, error)) func(i int) (*Vector, error) {
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if workers < 2 || len(names) < 2*loadBatch {
+		return func(i int) (*Vector, error) { return load(names[i]) }
+	}
+	type result struct {
+		v   *Vector
+		err error
+	}
+	batch := make([]result, loadBatch)
+	start := -1
+	return func(i int) (*Vector, error) {
+		if start < 0 || i >= start+loadBatch {
+			start = i - i%loadBatch
+			end := min(start+loadBatch, len(names))
+			clear(batch)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := start + w; k < end; k += workers {
+						v, err := load(names[k])
+						batch[k-start] = result{v, err}
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		r := batch[i-start]
+		batch[i-start] = result{}
+		return r.v, r.err
+	}
 }
 
 // Reload reads the vector file name (a suite-relative path [Vectors]
@@ -339,12 +442,6 @@ func (v *Vector) check(ver *Version) error {
 	return nil
 }
 
-// Index returns a copy of v with only what identifies it: ID, Version,
-// Kind, Level, Role and Path ([Suite.Reload] gets the rest back).
-func (v *Vector) Index() *Vector {
-	return &Vector{ID: v.ID, Version: v.Version, Kind: v.Kind, Level: v.Level, Role: v.Role, Path: v.Path}
-}
-
 // loadVector reads, decodes and checks one vector file.
 func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (*Vector, error) {
 	data, err := readVector(s.FS, name)
@@ -387,7 +484,7 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 // (all vectors when globs is empty). Each glob must match at least one
 // vector: one that matches none is FILTER_NO_MATCH (never a green run of
 // nothing). Bad globs are USAGE errors.
-func Select(vs []*Vector, globs []string) ([]*Vector, error) {
+func Select[V *Vector | Ref](vs []V, globs []string) ([]V, error) {
 	if len(globs) == 0 {
 		return vs, nil
 	}
@@ -397,11 +494,18 @@ func Select(vs []*Vector, globs []string) ([]*Vector, error) {
 		}
 	}
 	hit := make([]bool, len(globs))
-	var out []*Vector
+	var out []V
 	for _, v := range vs {
 		keep := false
+		id := ""
+		switch v := any(v).(type) {
+		case *Vector:
+			id = v.ID
+		case Ref:
+			id = v.ID
+		}
 		for i, g := range globs {
-			ok, err := doublestar.Match(g, v.ID)
+			ok, err := doublestar.Match(g, id)
 			if err != nil {
 				return nil, kiterr.Wrap(kiterr.Usage, err, "filter %q", g)
 			}

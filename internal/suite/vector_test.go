@@ -234,7 +234,7 @@ func TestSelect(t *testing.T) {
 // on which vectors exist.
 func TestSelectBadGlobNoVectors(t *testing.T) {
 	t.Parallel()
-	_, err := suite.Select(nil, []string{"set-[model"})
+	_, err := suite.Select([]*suite.Vector(nil), []string{"set-[model"})
 	kiterrtest.WantCode(t, err, kiterr.Usage)
 }
 
@@ -430,5 +430,40 @@ func TestEmbeddedSuite(t *testing.T) {
 	}
 	if diff := cmp.Diff(diskFiles, embFiles); diff != "" {
 		t.Errorf("embedded suite differs from the checkout (-disk +embedded):\n%s", diff)
+	}
+}
+
+// TestVectorIndex: the index of each role is the session vectors of that
+// role that Vectors loads, as Refs in id order, with the same bad files.
+func TestVectorIndex(t *testing.T) {
+	t.Parallel()
+	s := mustLoad(t, os.DirFS("../.."))
+	for i := range s.Manifest.Versions {
+		ver := &s.Manifest.Versions[i]
+		full, bad, err := s.Vectors(ver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, role := range []string{"agent", "host"} {
+			var want []suite.Ref
+			for _, v := range full {
+				if v.Kind == suite.KindSession && v.Role == role {
+					want = append(want, suite.Ref{ID: v.ID, Level: v.Level, Path: v.Path})
+				}
+			}
+			got, gotBad, err := s.VectorIndex(ver, role)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("v%d %s: no session vectors to compare", ver.Version, role)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("v%d %s: VectorIndex (-want +got):\n%s", ver.Version, role, diff)
+			}
+			if diff := cmp.Diff(len(bad), len(gotBad)); diff != "" {
+				t.Errorf("v%d %s: bad files (-want +got):\n%s", ver.Version, role, diff)
+			}
+		}
 	}
 }
