@@ -512,7 +512,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	// Expected failures are applied as each vector ends, so progress lines
 	// count an expected failure as XFAIL, not as failing.
-	withExpect := func(ctx context.Context, v *suite.Vector) (Result, error) {
+	withExpect := func(ctx context.Context, v suite.Ref) (Result, error) {
 		r, err := p.vector(ctx, v)
 		if err == nil {
 			applyExpectations(&r, cfg.ExpectFail)
