@@ -150,22 +150,13 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	if err != nil {
 		return nil, err
 	}
-	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, bySubtype: map[string]*schema.Schema{}, subtypes: map[string]string{},
+	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, subtypes: map[string]string{},
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver), pending: newPendingSet(opt.MaxPending)}
 	c.tapes.New = func() any { return &canon.Tape{} }
-	if c.root, err = s.Schemas.Compile(ver.Schema); err != nil {
+	if c.root, c.bySubtype, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}
-	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
-	if err != nil {
-		return nil, err
-	}
-	for _, st := range subtypes {
-		sch, err := s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st))
-		if err != nil {
-			return nil, err
-		}
-		c.bySubtype[st] = sch
+	for st := range c.bySubtype {
 		c.subtypes[st] = st
 	}
 	return c, nil

@@ -276,21 +276,10 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(), bySubtype: map[string]*schema.Schema{},
+	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
-	if p.root, err = s.Schemas.Compile(ver.Schema); err != nil {
+	if p.root, p.bySubtype, err = compileSchemas(s, ver); err != nil {
 		return nil, err
-	}
-	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
-	if err != nil {
-		return nil, err
-	}
-	for _, st := range subtypes {
-		sch, err := s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st))
-		if err != nil {
-			return nil, err
-		}
-		p.bySubtype[st] = sch
 	}
 	if p.rules, err = normalize.Compile(ver.Normalize); err != nil {
 		return nil, err
@@ -386,6 +375,27 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 	}
 	return l, nil
+}
+
+// compileSchemas compiles the version's root schema (every control frame)
+// and its ReplyBySubtype entries (a success reply, by the subtype of the
+// request it answers), as run and validate check them. Errors: those of
+// schema.Set.Compile, SUITE_NOT_FOUND and SCHEMA_INVALID.
+func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, bySubtype map[string]*schema.Schema, err error) {
+	if root, err = s.Schemas.Compile(ver.Schema); err != nil {
+		return nil, nil, err
+	}
+	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
+	if err != nil {
+		return nil, nil, err
+	}
+	bySubtype = make(map[string]*schema.Schema, len(subtypes))
+	for _, st := range subtypes {
+		if bySubtype[st], err = s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return root, bySubtype, nil
 }
 
 // memberNames returns the member names of the object at fragment ptr
