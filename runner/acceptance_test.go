@@ -69,6 +69,19 @@ var mutations = map[string]mutation{
 		}
 		return r
 	}},
+	"prefix-errors": {frame: func(r, _ map[string]any) map[string]any {
+		if msg, ok := inner(r)["error"].(string); ok {
+			inner(r)["error"] = "error: " + msg
+		}
+		return r
+	}},
+	"terse-errors": {frame: func(r, _ map[string]any) map[string]any {
+		if _, ok := inner(r)["error"].(string); ok {
+			inner(r)["error"] = "x"
+			delete(inner(r), "error_code")
+		}
+		return r
+	}},
 	"add-tool-use-id": {frame: func(r, req map[string]any) map[string]any {
 		if b := body(r); b != nil && b["behavior"] != nil {
 			if id, ok := requestBody(req)["tool_use_id"].(string); ok {
@@ -301,11 +314,14 @@ func TestAcceptance(t *testing.T) {
 		{"drop-pending", "agent", 1, []string{"initialize-minimal", "initialize-hooks-empty", "large-frame-initialize"}, true, ""},
 		{"drop-oldest-sdk", "agent", 1, []string{"get-binary-version", "pipelined-out-of-order"}, true, ""},
 		{"reword-errors", "agent", 1, []string{"unknown-subtype", "set-permission-mode-invalid"}, true, ""},
+		{"terse-errors", "agent", 1, []string{"unknown-subtype", "set-permission-mode-invalid"}, true, ""},
+		{"prefix-errors", "agent", 1, []string{"canon-echo-server-name", "canon-echo-subtype", "canon-echo-toggle-name"}, true, ""},
 		{"add-tool-use-id", "host", 1, []string{"host-can-use-tool-allow-echo", "host-can-use-tool-deny-message", "host-ask-single-select"}, true, ""},
 		{"reword-errors", "host", 1, []string{"host-hook-unregistered", "host-unknown-subtype"}, true, ""},
 
 		{"allow-no-input", "host", 1, []string{"host-can-use-tool-allow-echo", "host-can-use-tool-allow-empty-input"}, false, runner.FindingReplyBodySchema},
 		{"silent-unknown", "agent", 1, []string{"unknown-subtype"}, false, runner.FindingReplyMissing},
+		{"terse-errors", "agent", 1, []string{"canon-echo-server-name", "canon-echo-subtype", "canon-echo-toggle-name"}, false, runner.FindingTextMismatch},
 		{"duplicate-key", "agent", 1, []string{"interrupt-idle"}, false, runner.FindingFrameDuplicateKey},
 		{"change-session-id", "host", 1, []string{"host-can-use-tool-echo-session-id"}, false, runner.FindingValueChanged},
 		{"drop-required", "agent", 1, []string{"get-binary-version"}, false, runner.FindingReplyBodySchema},

@@ -250,9 +250,13 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 
 // cellOf keeps the stable part of res.
 func cellOf(res Result, invocation []string) MatrixCell {
-	c := MatrixCell{Status: res.Status, Parity: res.Parity, Reason: res.Reason, Differences: res.Differences}
+	c := MatrixCell{Status: res.Status, Parity: res.Parity, Reason: res.Reason}
+	for _, d := range res.Differences {
+		c.Differences = append(c.Differences, d.Canonical())
+	}
 	for _, f := range res.Findings {
-		if f.Status != "" {
+		// A normative difference is listed once, among the differences.
+		if f.Status != "" && !compare.IsKind(f.Code) {
 			c.Findings = append(c.Findings, f)
 		}
 	}

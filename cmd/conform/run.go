@@ -201,7 +201,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
 	version := fl.Int("version", 1, "control protocol `version` to run")
-	role := fl.String("role", "agent", "role the IUT plays")
+	role := fl.String("role", "agent", "role the IUT plays: agent or host")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
 	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")

@@ -87,7 +87,8 @@ type Spec struct {
 	Optional []Location `json:"optional,omitempty"`
 	// Text lists free-text locations: the actual value must satisfy the
 	// format (normalizer formats: "string", "regex:...", ...); its wording
-	// is not compared.
+	// is not compared. A vector's text rule is tried before the version's,
+	// so a vector can ask more of a text (e.g. that it echoes a name).
 	Text []normalize.Spec `json:"text,omitempty"`
 	// Pin lists locations compared exactly whatever Optional, Text or the
 	// schema would allow, absence included.
@@ -140,7 +141,9 @@ func Compile(specs ...*Spec) (*Rules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("conformance text: %w", err)
 		}
-		r.text = append(r.text, text...)
+		// A later spec's text rule (a vector's) is tried first, so it can
+		// narrow the version's class at the same location.
+		r.text = append(text, r.text...)
 	}
 	return r, nil
 }
@@ -615,6 +618,31 @@ func pairFrames(golden, actual []any) []framePair {
 		}
 	}
 	return out
+}
+
+// IsKind reports whether code is one of the kinds of [Difference] (which
+// are also the finding codes of normative differences).
+func IsKind(code string) bool {
+	switch code {
+	case ValueChanged, TextMismatch, MemberAbsent, MemberAdded, ItemAbsent, ItemAdded, FrameAbsent, FrameAdded, ExitChanged:
+		return true
+	}
+	return false
+}
+
+// Canonical returns d with its Golden and Actual values in their RFC 8785
+// form (as Differences makes them), e.g. after a JSON report was read back
+// with re-indented, HTML-escaped values; a value that is not JSON is kept.
+func (d Difference) Canonical() Difference {
+	for _, v := range []*json.RawMessage{&d.Golden, &d.Actual} {
+		if len(*v) == 0 {
+			continue
+		}
+		if b, err := canon.CanonicalBytes(*v); err == nil {
+			*v = b
+		}
+	}
+	return d
 }
 
 // Normative returns the differences that fail conformance.

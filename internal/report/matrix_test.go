@@ -256,14 +256,18 @@ func TestMatrixCells(t *testing.T) {
 		t.Fatalf("row 1 = %s, want beta (rows sorted by id)", beta.ID)
 	}
 	got := beta.Cells[1]
+	// The VALUE_CHANGED finding restates a difference: it is listed once,
+	// among the differences, in canonical form.
 	want := runner.MatrixCell{
 		Status: runner.Fail, Parity: runner.ParityDiffers,
-		Findings:    []runner.Finding{{Code: compare.ValueChanged, Status: runner.Fail, Message: hostileMessage}},
 		Differences: got.Differences,
 		Repro:       []string{"conform", "run", "--role", "agent", "--version", "1", "--profile", "impl/</code>" + hostileScript + "\u202E", "--filter", "beta"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("evil beta cell (-want +got):\n%s", diff)
+	}
+	if len(got.Differences) != 1 || got.Differences[0].Kind != compare.ValueChanged || strings.Contains(string(got.Differences[0].Actual), `\u003c`) {
+		t.Errorf("differences = %+v, want one VALUE_CHANGED with canonical values", got.Differences)
 	}
 	if c := beta.Cells[0]; c.Repro != nil || !c.Passed() {
 		t.Errorf("clean beta cell = %+v, want PASS exact without repro", c)

@@ -119,12 +119,7 @@ func Summary(w io.Writer, r *runner.Report) {
 // isDifference reports a finding code that restates a difference from the
 // golden summary (a normative difference's kind, or the PARITY_DIFFERS note).
 func isDifference(code string) bool {
-	switch code {
-	case runner.FindingParityDiffers, compare.ValueChanged, compare.TextMismatch, compare.MemberAbsent, compare.MemberAdded,
-		compare.ItemAbsent, compare.ItemAdded, compare.FrameAbsent, compare.FrameAdded, compare.ExitChanged:
-		return true
-	}
-	return false
+	return code == runner.FindingParityDiffers || compare.IsKind(code)
 }
 
 // differences lists a result's differences from its golden summary: every
