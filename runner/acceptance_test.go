@@ -35,6 +35,9 @@ type mutation struct {
 	atEnd func(lines [][]byte) [][]byte
 	// batch rewrites the replies one input line produced.
 	batch func(lines [][]byte) [][]byte
+	// lag holds the replies to each input line back until the next line
+	// arrives (or input ends): a host that needs more input to answer.
+	lag bool
 }
 
 func inner(reply map[string]any) map[string]any {
@@ -75,6 +78,20 @@ var mutations = map[string]mutation{
 		}
 		return r
 	}},
+	// verbatim-errors echoes the name or subtype as received, without the
+	// reference's cleaning (COMPATIBILITY.md decision 12).
+	"verbatim-errors": {frame: func(r, req map[string]any) map[string]any {
+		if _, ok := inner(r)["error"].(string); ok {
+			rb := requestBody(req)
+			if name, ok := rb["serverName"].(string); ok {
+				inner(r)["error"] = "no MCP server named " + name
+			} else if st, ok := rb["subtype"].(string); ok {
+				inner(r)["error"] = "cannot handle " + st
+			}
+		}
+		return r
+	}},
+	"lag-replies": {lag: true},
 	"terse-errors": {frame: func(r, _ map[string]any) map[string]any {
 		if _, ok := inner(r)["error"].(string); ok {
 			inner(r)["error"] = "x"
@@ -205,6 +222,7 @@ func acceptFake(name string) int {
 	defer out.Flush()
 	requests := map[string]map[string]any{}
 	deferred := map[string]bool{}
+	var held [][]byte // lag: the replies not written yet
 	write := func(lines [][]byte) {
 		for _, l := range lines {
 			var reply map[string]any
@@ -277,8 +295,12 @@ func acceptFake(name string) int {
 		if m.batch != nil && len(replies) > 1 {
 			replies = m.batch(replies)
 		}
+		if m.lag {
+			replies, held = held, replies
+		}
 		write(replies)
 	}
+	write(held)
 	end := h.end()
 	if m.atEnd != nil {
 		end = m.atEnd(end)
@@ -316,6 +338,7 @@ func TestAcceptance(t *testing.T) {
 		{"reword-errors", "agent", 1, []string{"unknown-subtype", "set-permission-mode-invalid"}, true, ""},
 		{"terse-errors", "agent", 1, []string{"unknown-subtype", "set-permission-mode-invalid"}, true, ""},
 		{"prefix-errors", "agent", 1, []string{"canon-echo-server-name", "canon-echo-subtype", "canon-echo-toggle-name"}, true, ""},
+		{"verbatim-errors", "agent", 1, []string{"canon-echo-server-name", "canon-echo-subtype", "canon-echo-toggle-name"}, true, ""},
 		{"add-tool-use-id", "host", 1, []string{"host-can-use-tool-allow-echo", "host-can-use-tool-deny-message", "host-ask-single-select"}, true, ""},
 		{"reword-errors", "host", 1, []string{"host-hook-unregistered", "host-unknown-subtype"}, true, ""},
 
@@ -364,6 +387,25 @@ func TestAcceptance(t *testing.T) {
 				t.Errorf("exit %d, want %d (%s)", rep.ExitCode(), wantExit, rep.Verdict)
 			}
 		})
+	}
+}
+
+// TestAwaitHoldsInputBack: host-cancel-after-reply writes its cancel only
+// after the reply to req-1 (an await send item). A host that answers a
+// request only when the next line arrives therefore never gets that line:
+// AWAIT_UNMET, and sync is never sent (without the wait, the cancel line
+// would have released the reply to req-1 after the cancel).
+func TestAwaitHoldsInputBack(t *testing.T) {
+	t.Parallel()
+	cfg := acceptConfig(t, "lag-replies", "host", 1, "host-cancel-after-reply")
+	cfg.Timeout = 2 * time.Second
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if r.Status == runner.Pass || !slices.Contains(findingCodes(r), runner.FindingAwaitUnmet) || !slices.Contains(findingCodes(r), runner.FindingReplyMissing) {
+		t.Errorf("%s: %s %v; want AWAIT_UNMET and REPLY_MISSING", r.ID, r.Status, findingCodes(r))
 	}
 }
 

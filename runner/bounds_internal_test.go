@@ -128,7 +128,7 @@ func TestWritePlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			name := filepath.Join(t.TempDir(), "plan.json")
-			if err := writePlan(name, tc.replies, 1500, tc.lines); err != nil {
+			if err := writePlan(name, tc.replies, 1500, tc.lines, nil); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(name)

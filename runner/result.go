@@ -97,6 +97,7 @@ const (
 	FindingKilledBySignal     = "KILLED_BY_SIGNAL"
 	FindingStdoutClosed       = "STDOUT_CLOSED"
 	FindingLingered           = "IUT_LINGERED"
+	FindingAwaitUnmet         = "AWAIT_UNMET"
 	FindingExpectedFailure    = "EXPECTED_FAILURE"
 	FindingUnexpectedPass     = "UNEXPECTED_PASS"
 	FindingHostSent           = "HOST_SENT"

@@ -328,6 +328,9 @@ type loaded struct {
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
 	lines []sendLine
+	// awaits[i], when not "", is the request_id (RFC 8785 form) whose reply
+	// must have been read before lines[i] is written (an await send item).
+	awaits []string
 }
 
 // sendLine is one line sent to the IUT, LF included, as the pieces
@@ -345,6 +348,19 @@ func (l *loaded) input() [][]byte {
 	return out
 }
 
+// segments splits the lines at their awaits: segment 0 is written at
+// start, segment i+1 once the reply to gates[i] has been read.
+func (l *loaded) segments() (segs [][][]byte, gates []string) {
+	segs = [][][]byte{nil}
+	for i, ln := range l.lines {
+		if k := l.awaits[i]; k != "" {
+			segs, gates = append(segs, nil), append(gates, k)
+		}
+		segs[len(segs)-1] = append(segs[len(segs)-1], ln...)
+	}
+	return segs, gates
+}
+
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
 // and prepares it. Errors: VECTOR_INVALID, VECTOR_ID_MISMATCH (the file
 // changed during the run) and the other load errors of Reload.
@@ -356,7 +372,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 	if full.ID != v.ID {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
-	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, len(full.Send))}
+	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, 0, len(full.Send)), awaits: make([]string, 0, len(full.Send))}
 	if full.Conformance != nil {
 		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
@@ -369,10 +385,18 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
+	await := ""
 	for i, it := range full.Send {
-		if l.lines[i], err = it.Chunks(); err != nil {
+		if k, ok := it.AwaitKey(); ok {
+			await = k // the loader checked that a line follows
+			continue
+		}
+		ln, err := it.Chunks()
+		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
+		l.lines, l.awaits = append(l.lines, ln), append(l.awaits, await)
+		await = ""
 	}
 	return l, nil
 }

@@ -339,13 +339,19 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	spawned := p.cfg.Spawn != nil
 	var sp *spawnFiles
 	var input [][]byte
+	// segs[0] is written at start, segs[i] once the reply to gates[i-1]
+	// was read (await send items); next is the first segment not sent.
+	var segs [][][]byte
+	var gates []string
+	next := 1
 	if spawned {
-		if sp, err = p.writeSpawn(dir, v, l.lines); err != nil {
+		if sp, err = p.writeSpawn(dir, v, l); err != nil {
 			return nil, err
 		}
 		env = sp.environ(env)
 	} else {
-		input = l.input()
+		segs, gates = l.segments()
+		input = segs[0]
 	}
 
 	start := time.Now()
@@ -382,8 +388,17 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 			sum.add(o, f, p.cfg.MaxVectorBytes)
 		}
 	}
+	// openGates sends each segment whose awaited reply has been read.
+	openGates := func() {
+		for ; next < len(segs); next++ {
+			if r := sent[gates[next-1]]; r == nil || r.replies == 0 {
+				return
+			}
+			pr.Send(segs[next])
+		}
+	}
 	done := func() bool {
-		if mustExit || spawned {
+		if mustExit || spawned || next < len(segs) {
 			return false
 		}
 		for k := range expected {
@@ -425,6 +440,7 @@ wait:
 				if overLimit || o.overBudget {
 					break wait
 				}
+				openGates()
 			}
 		case <-pr.Exited():
 			exited = true
@@ -437,6 +453,9 @@ wait:
 		case <-ctx.Done():
 			break wait
 		}
+	}
+	if next < len(segs) {
+		o.add(FindingAwaitUnmet, "", "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the rest was not written", gates[next-1])
 	}
 	pendingAtBreak := pendingReplies(expected, sent)
 	earlyLines := nlines

@@ -71,7 +71,7 @@ type spawnFiles struct {
 // line, each single-quoted; vector content stays in the plan file. The
 // plan is written as it is encoded, a line at a time (a generated line
 // piece by piece), so it is never held whole.
-func (p *plan) writeSpawn(dir string, v *suite.Vector, lines []sendLine) (*spawnFiles, error) {
+func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, error) {
 	sf := &spawnFiles{
 		bin:        filepath.Join(dir, "bin"),
 		plan:       filepath.Join(dir, "plan.json"),
@@ -81,7 +81,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, lines []sendLine) (*spawn
 		end:        filepath.Join(dir, "end.json"),
 	}
 	sf.agent = filepath.Join(sf.bin, "claude")
-	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), lines); err != nil {
+	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.awaits); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
@@ -109,8 +109,10 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, lines []sendLine) (*spawn
 }
 
 // writePlan writes the [Plan] of lines to the file name: the JSON that
-// json.Marshal gives for it, encoded as it is written.
-func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine) error {
+// json.Marshal gives for it, encoded as it is written. awaits[i], when not
+// "", is the request_id (RFC 8785 JSON) whose reply the double waits for
+// before it writes lines[i].
+func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, awaits []string) error {
 	if replies == nil {
 		replies = []any{}
 	}
@@ -145,6 +147,22 @@ func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine) er
 		w.WriteByte('"')
 	}
 	if len(lines) > 0 {
+		w.WriteByte(']')
+	}
+	first := true
+	for i, k := range awaits {
+		if k == "" {
+			continue
+		}
+		if first {
+			w.WriteString(`,"await":[`)
+		} else {
+			w.WriteByte(',')
+		}
+		first = false
+		fmt.Fprintf(w, `{"before":%d,"request_id":%s}`, i, k)
+	}
+	if !first {
 		w.WriteByte(']')
 	}
 	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d}`, rep, timeoutMS)

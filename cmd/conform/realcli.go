@@ -286,11 +286,9 @@ func producibleHostVectors(s *runner.Suite, version int, filters []string) ([]*s
 	var ok []*suite.Vector
 	skipped := map[string]string{}
 	for _, v := range hosts {
-		send := make([][]byte, len(v.Send))
-		for i, it := range v.Send {
-			if send[i], err = it.Bytes(); err != nil {
-				return nil, nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
-			}
+		send, err := sendLines(v)
+		if err != nil {
+			return nil, nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
 		}
 		pol, err := canon.Canonical(v.Policy)
 		if err != nil {
@@ -596,12 +594,9 @@ func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile,
 		res.Status, res.Reason = fidBroken, err.Error()
 		return res
 	}
-	send := make([][]byte, len(v.Send))
-	for i, it := range v.Send {
-		var err error
-		if send[i], err = it.Bytes(); err != nil {
-			return broken(err)
-		}
+	send, err := sendLines(v)
+	if err != nil {
+		return broken(err)
 	}
 	pol, err := canon.Canonical(v.Policy)
 	if err != nil {
@@ -751,4 +746,22 @@ func writeJSONIndent(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// sendLines returns the lines v writes, LF included, without its await
+// items: the real CLI decides its own timing (cliplay derives the turn it
+// plays from the lines alone).
+func sendLines(v *suite.Vector) ([][]byte, error) {
+	var send [][]byte
+	for _, it := range v.Send {
+		if _, await := it.AwaitKey(); await {
+			continue
+		}
+		b, err := it.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		send = append(send, b)
+	}
+	return send, nil
 }

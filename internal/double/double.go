@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -103,11 +104,23 @@ const (
 // that a big integer or an escaped string is compared exactly (by its RFC
 // 8785 form, as the runner does).
 //
-//	{"send":["<base64 line without LF>",...],"replies":[<request_id>,...],"timeout_ms":10000}
+//	{"send":["<base64 line without LF>",...],"await":[{"before":1,"request_id":<id>}],
+//	 "replies":[<request_id>,...],"timeout_ms":10000}
+//
+// An await entry holds back Send[before] and the lines after it until the
+// host has replied to request_id (the vector's await send item).
 type Plan struct {
 	Send      []string          `json:"send"`
+	Await     []PlanAwait       `json:"await,omitempty"`
 	Replies   []json.RawMessage `json:"replies"`
 	TimeoutMS int64             `json:"timeout_ms"`
+}
+
+// PlanAwait is one wait of a [Plan]: Send[Before] is written once the host
+// has replied to RequestID.
+type PlanAwait struct {
+	Before    int             `json:"before"`
+	RequestID json.RawMessage `json:"request_id"`
 }
 
 // ReadPlan reads and checks a plan file: every send item must be valid
@@ -124,6 +137,14 @@ func ReadPlan(path string) (*Plan, error) {
 	for i, s := range p.Send {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
 			return nil, fmt.Errorf("plan %s: send[%d]: %w", path, i, err)
+		}
+	}
+	for i, a := range p.Await {
+		if a.Before < 0 || a.Before >= len(p.Send) {
+			return nil, fmt.Errorf("plan %s: await[%d]: before %d is not a send index", path, i, a.Before)
+		}
+		if _, err := canon.CanonicalBytes(a.RequestID); err != nil {
+			return nil, fmt.Errorf("plan %s: await[%d]: request_id: %w", path, i, err)
 		}
 	}
 	return &p, nil
@@ -253,7 +274,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, e
 	w := newWriter(out)
 	defer w.close()
 
-	d := &session{o: o, w: w, pending: pending, st: &Stats{}}
+	d := &session{o: o, w: w, pending: pending, answered: map[string]bool{}, st: &Stats{}}
 	st := d.st
 	stdio := PermissionPromptStdio(o.HostArgs)
 
@@ -293,8 +314,43 @@ startupLoop:
 		}
 	}
 
-	// 2. Play the vector and collect the host's answers.
-	for _, s := range o.Plan.Send {
+	// 2. Play the vector and collect the host's answers. A line the plan
+	// holds back waits for its reply; when that never comes (the deadline,
+	// the host's end, a request withheld), the rest is not written.
+	deadline := time.NewTimer(max(timeout-time.Since(start), 0))
+	defer deadline.Stop()
+	awaits := map[int]string{}
+	for _, a := range o.Plan.Await {
+		k, _ := canon.CanonicalBytes(a.RequestID) // checked by ReadPlan
+		awaits[a.Before] = string(k)
+	}
+play:
+	for i, s := range o.Plan.Send {
+		if k, ok := awaits[i]; ok {
+			for !d.answered[k] {
+				if st.HostEOF || slices.Contains(st.Withheld, k) {
+					break play
+				}
+				select {
+				case ln := <-lines:
+					if ln.eof {
+						st.HostEOF = true
+						continue
+					}
+					kind, err := d.handle(ln.data)
+					if err != nil {
+						return st, err
+					}
+					if kind == kindMalformed {
+						return d.malformed()
+					}
+				case <-deadline.C:
+					break play
+				case <-ctx.Done():
+					return st, ctx.Err()
+				}
+			}
+		}
 		b, _ := base64.StdEncoding.DecodeString(s) // checked by ReadPlan
 		if id, ok := canUseTool(b); ok && !stdio {
 			st.Withheld = append(st.Withheld, id)
@@ -304,8 +360,6 @@ startupLoop:
 		w.write(append(b, '\n'))
 	}
 	st.Played = true
-	deadline := time.NewTimer(max(timeout-time.Since(start), 0))
-	defer deadline.Stop()
 collect:
 	for len(d.pending) > 0 && !st.HostEOF {
 		select {
@@ -377,7 +431,9 @@ type session struct {
 	o       Options
 	w       *writer
 	pending map[string]bool
-	st      *Stats
+	// answered holds every request_id (RFC 8785 form) the host replied to.
+	answered map[string]bool
+	st       *Stats
 	// n counts the host's lines; why says what is wrong with the last
 	// kindMalformed line.
 	n   int
@@ -467,6 +523,7 @@ func (d *session) handle(line []byte) (lineKind, error) {
 		// (schema, body) from the transcript.
 		if k, err := canon.Canonical(rid); err == nil {
 			delete(d.pending, string(k))
+			d.answered[string(k)] = true
 		}
 	}
 	return kindOther, d.record(d.o.Transcript, line)

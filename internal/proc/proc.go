@@ -178,12 +178,16 @@ func readAhead(maxLine int) int {
 
 // Proc is a running IUT.
 type Proc struct {
-	cmd      *exec.Cmd
-	ctl      *control
-	start    time.Time
-	lines    chan Line
-	stderr   *tail
-	closeIn  chan struct{}
+	cmd     *exec.Cmd
+	ctl     *control
+	start   time.Time
+	lines   chan Line
+	stderr  *tail
+	closeIn chan struct{}
+	// more wakes the writer for input queued by Send (in queued, under qmu).
+	more     chan struct{}
+	qmu      sync.Mutex
+	queued   [][]byte
 	closeOne sync.Once
 	stopOne  sync.Once
 	exited   chan struct{}
@@ -247,6 +251,7 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		lines:      make(chan Line, readAhead(cfg.MaxLine)),
 		stderr:     &tail{max: cfg.StderrMax},
 		closeIn:    make(chan struct{}),
+		more:       make(chan struct{}, 1),
 		exited:     make(chan struct{}),
 		stdoutR:    outR,
 		readDone:   make(chan struct{}),
@@ -286,19 +291,60 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	return p, nil
 }
 
-// write is the one goroutine that writes stdin.
+// write is the one goroutine that writes stdin: input first, then what
+// [Proc.Send] queues, until stdin is to be closed (what is queued by then is
+// written first) or the IUT has exited.
 func (p *Proc) write(w *os.File, input [][]byte) {
 	defer w.Close()
-	for _, b := range input {
-		if _, err := w.Write(b); err != nil {
-			// The IUT closed stdin or died: the rest cannot be delivered.
+	if !writeAll(w, input) {
+		return
+	}
+	for {
+		select {
+		case <-p.more:
+			if !writeAll(w, p.takeQueued()) {
+				return
+			}
+		case <-p.closeIn:
+			writeAll(w, p.takeQueued())
+			return
+		case <-p.exited:
 			return
 		}
 	}
-	select {
-	case <-p.closeIn:
-	case <-p.exited:
+}
+
+// writeAll writes every piece; false when the IUT closed stdin or died, so
+// that the rest cannot be delivered.
+func writeAll(w *os.File, pieces [][]byte) bool {
+	for _, b := range pieces {
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
 	}
+	return true
+}
+
+// Send queues more input, written after everything given before (to Start
+// or an earlier Send), each element followed by nothing (callers include
+// the LF). It never blocks: the writer goroutine writes it as the pipe
+// allows. Input sent after [Proc.CloseStdin] or [Proc.Stop] is dropped.
+func (p *Proc) Send(input [][]byte) {
+	p.qmu.Lock()
+	p.queued = append(p.queued, input...)
+	p.qmu.Unlock()
+	select {
+	case p.more <- struct{}{}:
+	default: // a wake-up is already pending; it takes this input too
+	}
+}
+
+func (p *Proc) takeQueued() [][]byte {
+	p.qmu.Lock()
+	defer p.qmu.Unlock()
+	q := p.queued
+	p.queued = nil
+	return q
 }
 
 // Read buffers of the transport. Most IUTs write a few lines of under a

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,12 +83,32 @@ type Vector struct {
 	Path string `json:"-"`
 }
 
-// SendItem is one line written to the IUT (exactly one field is set).
+// SendItem is one line written to the IUT, or a wait between lines
+// (exactly one field is set).
 type SendItem struct {
 	Frame    any       `json:"frame,omitempty"`
 	Line     *string   `json:"line,omitempty"`
 	Base64   *string   `json:"base64,omitempty"`
 	Generate *Generate `json:"generate,omitempty"`
+	// Await is a request_id (raw JSON, compared by its RFC 8785 form): the
+	// lines after it are written only once the IUT has replied to that
+	// request (a control_response with that request_id). It writes
+	// nothing itself. [Vector] checks that a frame sent before it carries
+	// that request_id and that a line follows it.
+	Await json.RawMessage `json:"await,omitempty"`
+}
+
+// AwaitKey returns the RFC 8785 form of an await item's request_id, the
+// key the runner tracks replies by, and whether item is an await item.
+func (it SendItem) AwaitKey() (string, bool) {
+	if it.Await == nil {
+		return "", false
+	}
+	k, err := canon.CanonicalBytes(it.Await)
+	if err != nil {
+		return string(it.Await), true
+	}
+	return string(k), true
 }
 
 // Generate builds a long line: Prefix, then Repeat Count times, then Suffix.
@@ -111,10 +132,12 @@ type Expect struct {
 }
 
 // Bytes returns the line to write for item, with its LF. A frame is written
-// in its RFC 8785 canonical form.
+// in its RFC 8785 canonical form. An await item writes nothing: nil, nil.
 func (it SendItem) Bytes() ([]byte, error) {
 	var b []byte
 	switch {
+	case it.Await != nil:
+		return nil, nil
 	case it.Line != nil:
 		b = []byte(*it.Line)
 	case it.Base64 != nil:
@@ -144,6 +167,8 @@ func (it SendItem) Bytes() ([]byte, error) {
 // be measured. Errors: bad base64, a frame without an RFC 8785 form.
 func (it SendItem) Size() (int64, error) {
 	switch {
+	case it.Await != nil:
+		return 0, nil
 	case it.Line != nil:
 		return int64(len(*it.Line)) + 1, nil
 	case it.Base64 != nil:
@@ -169,9 +194,12 @@ func (it SendItem) Size() (int64, error) {
 // order, are that line. A generate item's repeated part is one shared
 // block of about 64 KiB (a whole number of repeats) given as many times
 // as needed, plus one shorter block for the rest, so a 64 MiB line costs
-// about 64 KiB to write. Other items are one piece.
+// about 64 KiB to write. Other items are one piece; an await item none.
 func (it SendItem) Chunks() ([][]byte, error) {
 	g := it.Generate
+	if it.Await != nil {
+		return nil, nil
+	}
 	if g == nil {
 		b, err := it.Bytes()
 		if err != nil {
@@ -437,6 +465,33 @@ func (v *Vector) check(ver *Version) error {
 		}
 		if total += n; total > MaxSendBytes {
 			return kiterr.New(kiterr.VectorTooLarge, "%s: send[0] to send[%d] add up to %d bytes, more than the %d a vector may send", v.Path, i, total, MaxSendBytes)
+		}
+	}
+	return v.checkAwaits()
+}
+
+// checkAwaits checks every await item: it names the request_id of a frame
+// sent before it, and a line follows it (an await with nothing after it
+// would wait for nothing). Errors: VECTOR_INVALID.
+func (v *Vector) checkAwaits() error {
+	sent := map[string]bool{}
+	for i, it := range v.Send {
+		k, await := it.AwaitKey()
+		if !await {
+			if m, ok := it.Frame.(map[string]any); ok {
+				if id, ok := m["request_id"]; ok {
+					if c, err := canon.Canonical(id); err == nil {
+						sent[string(c)] = true
+					}
+				}
+			}
+			continue
+		}
+		if !sent[k] {
+			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s, which no frame before it requests", v.Path, i, k)
+		}
+		if i+1 == len(v.Send) || v.Send[i+1].Await != nil {
+			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s but no line follows it", v.Path, i, k)
 		}
 	}
 	return nil

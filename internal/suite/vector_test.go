@@ -100,6 +100,18 @@ func TestVectorsBad(t *testing.T) {
 			code: kiterr.VectorInvalid, fragments: []string{"b64.json"},
 		},
 		{
+			name: "await of a request never sent",
+			file: "vectors/v1/agent/await-unknown.json",
+			data: strings.Replace(replace(`[{"frame":`, `[{"await": "r9"}, {"frame":`), `"ping"`, `"await-unknown"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[0] awaits the reply to \"r9\", which no frame before it requests"},
+		},
+		{
+			name: "await with no line after it",
+			file: "vectors/v1/agent/await-last.json",
+			data: strings.Replace(replace(`"request": {"subtype": "interrupt"}}}]`, `"request": {"subtype": "interrupt"}}}, {"await": "r1"}]`), `"ping"`, `"await-last"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[1] awaits the reply to \"r1\" but no line follows it"},
+		},
+		{
 			name: "bad vector-level normalizer",
 			file: "vectors/v1/agent/norm.json",
 			data: strings.Replace(replace(`"expect":`, `"normalize": [{"path": "a/[", "format": "any"}], "expect":`), `"ping"`, `"norm"`, 1),
