@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -281,6 +282,10 @@ func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []s
 			}
 		}
 		pending = kept
+	}
+	if end.AwaitUnmet != "" {
+		o.add(FindingAwaitUnmet, "", "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the agent double did not write the rest", end.AwaitUnmet)
+		pending = slices.DeleteFunc(slices.Clone(pending), func(k string) bool { return slices.Contains(end.Unsent, k) })
 	}
 	missing := strings.Join(pending, ", ")
 	switch {

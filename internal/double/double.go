@@ -215,6 +215,12 @@ type Stats struct {
 	// double did not send because the host did not start it with
 	// --permission-prompt-tool stdio, in plan order.
 	Withheld []string `json:"withheld,omitempty"`
+	// AwaitUnmet is the canonical request_id whose reply the plan waited
+	// for and never got (Plan.Await), so the lines after it were not
+	// written; Unsent lists the request_ids of those lines, which are not
+	// counted in Pending.
+	AwaitUnmet string   `json:"await_unmet,omitempty"`
+	Unsent     []string `json:"unsent,omitempty"`
 }
 
 const defaultSessionID = "00000000-0000-4000-8000-000000000000"
@@ -329,6 +335,7 @@ play:
 		if k, ok := awaits[i]; ok {
 			for !d.answered[k] {
 				if st.HostEOF || slices.Contains(st.Withheld, k) {
+					d.unsent(k, o.Plan.Send[i:])
 					break play
 				}
 				select {
@@ -345,6 +352,7 @@ play:
 						return d.malformed()
 					}
 				case <-deadline.C:
+					d.unsent(k, o.Plan.Send[i:])
 					break play
 				case <-ctx.Done():
 					return st, ctx.Err()
@@ -452,10 +460,31 @@ func (d *session) malformed() (*Stats, error) {
 	return d.st, d.w.drain(d.o.EndWait)
 }
 
+// unsent records that the plan's lines rest were not written because the
+// reply to awaited never came: their requests leave pending.
+func (d *session) unsent(awaited string, rest []string) {
+	d.st.AwaitUnmet = awaited
+	for _, s := range rest {
+		b, _ := base64.StdEncoding.DecodeString(s) // checked by ReadPlan
+		if id, _, ok := controlRequest(b); ok {
+			d.st.Unsent = append(d.st.Unsent, id)
+			delete(d.pending, id)
+		}
+	}
+}
+
 // canUseTool returns the canonical request_id of line if it is a
 // can_use_tool control_request (read leniently, as the runner reads what
 // it sends).
 func canUseTool(line []byte) (string, bool) {
+	id, subtype, ok := controlRequest(line)
+	return id, ok && subtype == "can_use_tool"
+}
+
+// controlRequest returns the canonical request_id and the subtype of line
+// if it is a control_request (read leniently, as the runner reads what it
+// sends).
+func controlRequest(line []byte) (id, subtype string, ok bool) {
 	var env struct {
 		Type      string          `json:"type"`
 		RequestID json.RawMessage `json:"request_id"`
@@ -463,14 +492,14 @@ func canUseTool(line []byte) (string, bool) {
 			Subtype string `json:"subtype"`
 		} `json:"request"`
 	}
-	if json.Unmarshal(line, &env) != nil || env.Type != "control_request" || env.Request.Subtype != "can_use_tool" || env.RequestID == nil {
-		return "", false
+	if json.Unmarshal(line, &env) != nil || env.Type != "control_request" || env.RequestID == nil {
+		return "", "", false
 	}
 	k, err := canon.CanonicalBytes(env.RequestID)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
-	return string(k), true
+	return string(k), env.Request.Subtype, true
 }
 
 // handle classifies one host line, records it and answers it if it is the

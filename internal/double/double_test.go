@@ -388,3 +388,57 @@ func TestHostClosedBeforeReplying(t *testing.T) {
 		t.Errorf("stats = %+v, want end %q", r.st, EndHostClosed)
 	}
 }
+
+// TestAwaitHoldsLinesBack: a line the plan holds back is written only once
+// the host replied to the awaited request; when that reply never comes, the
+// rest is not written and its requests are not pending.
+func TestAwaitHoldsLinesBack(t *testing.T) {
+	t.Parallel()
+	req := `{"type":"control_request","request_id":"a","request":{"subtype":"hook_callback","callback_id":"hook_0","input":{}}}`
+	cancel := `{"type":"control_cancel_request","request_id":"a"}`
+	sync := `{"type":"control_request","request_id":"b","request":{"subtype":"hook_callback","callback_id":"hook_0","input":{}}}`
+	withAwait := func(timeoutMS int64) *Plan {
+		p := plan(timeoutMS, []string{`"b"`}, req, cancel, sync)
+		p.Await = []PlanAwait{{Before: 1, RequestID: json.RawMessage(`"a"`)}}
+		return p
+	}
+
+	t.Run("reply releases the rest", func(t *testing.T) {
+		t.Parallel()
+		h, r := start(t, Options{Plan: withAwait(5000), UserTurnWait: 20 * time.Millisecond})
+		if got := h.next(); got["request_id"] != "a" {
+			t.Fatalf("first line = %v, want request a", got)
+		}
+		h.send(`{"type":"control_response","response":{"subtype":"success","request_id":"a","response":{}}}`)
+		if got := h.next(); got["type"] != "control_cancel_request" {
+			t.Fatalf("after the reply: %v, want the cancel", got)
+		}
+		if got := h.next(); got["request_id"] != "b" {
+			t.Fatalf("then %v, want request b", got)
+		}
+		h.send(`{"type":"control_response","response":{"subtype":"success","request_id":"b","response":{}}}`)
+		if got := h.next(); got["type"] != "result" {
+			t.Fatalf("want result, got %v", got)
+		}
+		h.w.Close()
+		r.wait(t)
+		if r.st.End != EndReplies || r.st.AwaitUnmet != "" {
+			t.Errorf("stats %+v, want every reply and no unmet await", r.st)
+		}
+	})
+
+	t.Run("no reply, rest unsent", func(t *testing.T) {
+		t.Parallel()
+		h, r := start(t, Options{Plan: withAwait(300), UserTurnWait: 20 * time.Millisecond})
+		h.next() // request a, never answered
+		if got := h.next(); got["type"] != "result" {
+			t.Fatalf("want result (the cancel and b held back), got %v", got)
+		}
+		h.w.Close()
+		r.wait(t)
+		want := &Stats{Played: true, HostEOF: true, End: EndReplies, AwaitUnmet: `"a"`, Unsent: []string{`"b"`}}
+		if diff := cmp.Diff(want, r.st); diff != "" {
+			t.Errorf("stats (-want +got):\n%s", diff)
+		}
+	})
+}
