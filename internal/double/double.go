@@ -338,24 +338,14 @@ play:
 					d.unsent(k, o.Plan.Send[i:])
 					break play
 				}
-				select {
-				case ln := <-lines:
-					if ln.eof {
-						st.HostEOF = true
-						continue
-					}
-					kind, err := d.handle(ln.data)
-					if err != nil {
-						return st, err
-					}
-					if kind == kindMalformed {
-						return d.malformed()
-					}
-				case <-deadline.C:
+				switch r, err := d.step(ctx, lines, deadline.C); r {
+				case stepFailed:
+					return st, err
+				case stepMalformed:
+					return d.malformed()
+				case stepDeadline:
 					d.unsent(k, o.Plan.Send[i:])
 					break play
-				case <-ctx.Done():
-					return st, ctx.Err()
 				}
 			}
 		}
@@ -370,23 +360,13 @@ play:
 	st.Played = true
 collect:
 	for len(d.pending) > 0 && !st.HostEOF {
-		select {
-		case ln := <-lines:
-			if ln.eof {
-				st.HostEOF = true
-				break collect
-			}
-			kind, err := d.handle(ln.data)
-			if err != nil {
-				return st, err
-			}
-			if kind == kindMalformed {
-				return d.malformed()
-			}
-		case <-deadline.C:
+		switch r, err := d.step(ctx, lines, deadline.C); r {
+		case stepFailed:
+			return st, err
+		case stepMalformed:
+			return d.malformed()
+		case stepDeadline:
 			break collect
-		case <-ctx.Done():
-			return st, ctx.Err()
 		}
 	}
 	for k := range d.pending {
@@ -424,6 +404,39 @@ collect:
 		}
 	}
 	return st, w.drain(o.EndWait)
+}
+
+// stepResult is what [session.step] saw.
+type stepResult int
+
+const (
+	stepLine      stepResult = iota // a host line, handled (or the end of its output: HostEOF is set)
+	stepMalformed                   // a malformed host line: the session ends at it
+	stepDeadline                    // the deadline passed first
+	stepFailed                      // recording failed or ctx ended: the error says which
+)
+
+// step waits for the next host line and handles it, or for the deadline.
+func (d *session) step(ctx context.Context, lines <-chan hostLine, deadline <-chan time.Time) (stepResult, error) {
+	select {
+	case ln := <-lines:
+		if ln.eof {
+			d.st.HostEOF = true
+			return stepLine, nil
+		}
+		kind, err := d.handle(ln.data)
+		switch {
+		case err != nil:
+			return stepFailed, err
+		case kind == kindMalformed:
+			return stepMalformed, nil
+		}
+		return stepLine, nil
+	case <-deadline:
+		return stepDeadline, nil
+	case <-ctx.Done():
+		return stepFailed, ctx.Err()
+	}
 }
 
 type lineKind int
