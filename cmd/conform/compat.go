@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/report"
 )
 
 // cmdCompat implements `conform compat OLD.json NEW.json`: it classifies the
@@ -125,10 +124,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	switch *format {
 	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSONIndent(stdout, rep); err != nil {
 			fmt.Fprintf(stderr, "conform compat: write report: %v\n", err)
 			return exitBroken
 		}
@@ -222,18 +218,7 @@ func writeCompatGitHub(w io.Writer, rep compat.Report, file string, data []byte)
 		if ev := evidenceLine(f); ev != "" {
 			msg += "\n" + ev
 		}
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, ghProperty(file), line, col, ghProperty(f.Rule), ghData(msg))
+		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, report.EscapeWorkflowProperty(file), line, col, report.EscapeWorkflowProperty(f.Rule), report.EscapeWorkflowData(msg))
 	}
 	fmt.Fprintf(w, "compat: %d breaking, %d additive\n", rep.Breaking, rep.Additive)
-}
-
-// ghData escapes a workflow command's message: %, CR and LF.
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghProperty escapes a workflow command's property value: as ghData, plus
-// ":" and ",".
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -75,10 +75,7 @@ func cmdFrozen(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, err)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSONIndent(stdout, res); err != nil {
 			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write report"))
 		}
 	} else {

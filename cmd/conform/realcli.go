@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/cliplay"
@@ -414,8 +415,7 @@ type fidelityResult struct {
 	Replies     []string          `json:"replies,omitempty"`
 	// Adoptable holds, per item, the CLI's request as the vector would
 	// hold it (cliplay.Adoptable), for maintainers who update a vector.
-	Adoptable []map[string]any     `json:"adoptable,omitempty"`
-	Obs       *cliplay.Observation `json:"-"`
+	Adoptable []map[string]any `json:"adoptable,omitempty"`
 }
 
 type fidelityDiff struct {
@@ -580,11 +580,16 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return exitPass
 }
 
+// cut shortens s to at most n bytes, at a character boundary, marking the
+// cut with "…".
 func cut(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // fidelityVector plays v through the CLI with the reference host answering.
@@ -647,7 +652,6 @@ func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile,
 		return broken(err)
 	}
 	<-adapterDone
-	res.Obs = obs
 	res.Outcomes = cliplay.Outcomes(play, obs)
 	for i := range res.Outcomes {
 		// The CLI's temporary working directory, as the vectors write it.

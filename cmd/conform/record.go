@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +95,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		cfg.Implementation = "conform reference (Go)"
 		if ver == "auto" {
-			ver = "conform " + buildVersion()
+			ver = "conform " + runner.BuildKit().Version
 		}
 	}
 	if ver == "auto" {
@@ -157,14 +156,6 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintf(stdout, "recorded %d summaries of %s (%s) in %s\n", len(summaries), meta.Implementation, v, *out)
 	return exitPass
-}
-
-// buildVersion is conform's module version, or "(devel)".
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 // versionLike is what a --version line must look like to be recorded: it

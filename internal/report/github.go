@@ -315,30 +315,31 @@ func verdictOf(r *runner.Report) string {
 func workflowCommand(w io.Writer, level, file, title, msg string) {
 	var props []string
 	if file != "" {
-		props = append(props, "file="+escapeProperty(file))
+		props = append(props, "file="+EscapeWorkflowProperty(file))
 	}
 	if title != "" {
-		props = append(props, "title="+escapeProperty(title))
+		props = append(props, "title="+EscapeWorkflowProperty(title))
 	}
 	sep := ""
 	if len(props) > 0 {
 		sep = " "
 	}
-	fmt.Fprintf(w, "::%s%s%s::%s\n", level, sep, strings.Join(props, ","), escapeData(msg))
+	fmt.Fprintf(w, "::%s%s%s::%s\n", level, sep, strings.Join(props, ","), EscapeWorkflowData(msg))
 }
 
-// escapeData escapes a workflow command's message as GitHub's toolkit does
+// EscapeWorkflowData escapes a workflow command's message as GitHub's toolkit does
 // (actions/toolkit, command.ts escapeData): % as %25, CR as %0D, LF as %0A,
 // after other control characters are replaced (sanitize), so the command
 // stays one line whatever the IUT wrote.
-func escapeData(s string) string {
+func EscapeWorkflowData(s string) string {
 	s = sanitize(s)
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// escapeProperty escapes a workflow command's property value (command.ts
-// escapeProperty): as [escapeData], plus : as %3A and , as %2C.
-func escapeProperty(s string) string {
+// EscapeWorkflowProperty escapes a workflow command's property value
+// (command.ts escapeProperty): as [EscapeWorkflowData], plus : as %3A and ,
+// as %2C.
+func EscapeWorkflowProperty(s string) string {
 	s = sanitize(s)
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -164,7 +164,7 @@ func TestEscapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := []string{report.EscapeData(tc.in), report.EscapeProperty(tc.in), report.MDCell(tc.in)}
+			got := []string{report.EscapeWorkflowData(tc.in), report.EscapeWorkflowProperty(tc.in), report.MDCell(tc.in)}
 			want := []string{tc.data, tc.property, strings.ReplaceAll(tc.md, `\ufffd`, "\ufffd")}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("escapes of %q mismatch (-want +got):\n%s", tc.in, diff)

@@ -9,9 +9,7 @@ import (
 
 // JSON writes r as indented JSON matching schemas/report.schema.json.
 func JSON(w io.Writer, r *runner.Report) error {
-	if r.Verdict == "" {
-		r.Verdict = r.ComputeVerdict()
-	}
+	r.Verdict = verdictOf(r)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

@@ -107,10 +107,7 @@ func writeJUnit(w io.Writer, doc junitSuites) error {
 // junitSuiteOf builds the testsuite element of one report.
 func junitSuiteOf(r *runner.Report) junitSuite {
 	class := fmt.Sprintf("conform.v%d.%s", r.Suite.Version, r.Suite.Role)
-	verdict := r.Verdict
-	if verdict == "" {
-		verdict = r.ComputeVerdict()
-	}
+	verdict := verdictOf(r)
 	s := junitSuite{Name: r.Implementation.Name, Time: seconds(r.ElapsedMS),
 		Properties: []junitProperty{
 			{"suite", r.Suite.Name}, {"digest", r.Suite.Digest},

@@ -208,10 +208,7 @@ func docLinks(res runner.Result) string {
 // suite and its digest. A filtered run says how many vectors it ran, a
 // shard which shard it is, a merged report how many shards it merged.
 func VerdictLine(r *runner.Report) string {
-	v := r.Verdict
-	if v == "" {
-		v = r.ComputeVerdict()
-	}
+	v := verdictOf(r)
 	verdict := strings.ReplaceAll(v, "_", " ")
 	c := r.Summary
 	switch v {
