@@ -36,7 +36,8 @@ type mutation struct {
 	// batch rewrites the replies one input line produced.
 	batch func(lines [][]byte) [][]byte
 	// lag holds the replies to each input line back until the next line
-	// arrives (or input ends): a host that needs more input to answer.
+	// arrives, and drops them when input ends: a host that needs more input
+	// to answer.
 	lag bool
 }
 
@@ -300,7 +301,6 @@ func acceptFake(name string) int {
 		}
 		write(replies)
 	}
-	write(held)
 	end := h.end()
 	if m.atEnd != nil {
 		end = m.atEnd(end)

@@ -17,6 +17,7 @@ import (
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/double"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -119,16 +120,18 @@ func TestWritePlan(t *testing.T) {
 		name    string
 		lines   []sendLine
 		replies []any
+		gates   []gate
 	}{
-		{"no lines", nil, nil},
-		{"lines", []sendLine{{[]byte("{}\n")}, {[]byte("\xff\n")}, {[]byte("\n")}}, []any{"a", json.Number("1")}},
-		{"generated", []sendLine{pieces, {[]byte("x\n")}}, []any{}},
+		{"no lines", nil, nil, nil},
+		{"lines", []sendLine{{[]byte("{}\n")}, {[]byte("\xff\n")}, {[]byte("\n")}}, []any{"a", json.Number("1")}, nil},
+		{"generated", []sendLine{pieces, {[]byte("x\n")}}, []any{}, nil},
+		{"await", []sendLine{{[]byte("{}\n")}, {[]byte("x\n")}}, []any{"a"}, []gate{{before: 1, key: `"r1"`}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			name := filepath.Join(t.TempDir(), "plan.json")
-			if err := writePlan(name, tc.replies, 1500, tc.lines, nil); err != nil {
+			if err := writePlan(name, tc.replies, 1500, tc.lines, tc.gates); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(name)
@@ -138,6 +141,10 @@ func TestWritePlan(t *testing.T) {
 			pl := Plan{Replies: tc.replies, TimeoutMS: 1500}
 			if pl.Replies == nil {
 				pl.Replies = []any{}
+			}
+			for _, g := range tc.gates {
+				pl.Await = append(pl.Await, double.PlanAwait{Before: g.before, RequestID: json.RawMessage(g.key)})
+				pl.Replies = append(pl.Replies, json.RawMessage(g.key))
 			}
 			for _, ln := range tc.lines {
 				pl.Send = append(pl.Send, base64.StdEncoding.EncodeToString(bytes.TrimSuffix(bytes.Join(ln, nil), []byte("\n"))))

@@ -520,7 +520,7 @@ func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (r
 	}
 	if !c.control[typ] {
 		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
-			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
+			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", clip(typ))})
 		return res, true
 	}
 	if !c.root.ValidTape(tp, root) {
@@ -566,7 +566,7 @@ func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (r
 func (c *recordingCheck) frameSchema(fs []Finding, v any) []Finding {
 	for _, vi := range c.root.Validate(v) {
 		fs = append(fs, Finding{Code: FindingFrameSchema, Status: SchemaViolation,
-			Message: truncate(fmt.Sprintf("%s: %s", c.schemaLoc, vi))})
+			Message: clip(fmt.Sprintf("%s: %s", c.schemaLoc, vi))})
 	}
 	return fs
 }
@@ -576,14 +576,7 @@ func (c *recordingCheck) frameSchema(fs []Finding, v any) []Finding {
 func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 	v, err := canon.Parse(ln)
 	if err != nil {
-		code := FindingFrameNotJSON
-		switch kiterr.CodeOf(err) {
-		case kiterr.JSONDuplicateKey:
-			code = FindingFrameDuplicateKey
-		case kiterr.JSONNumberInexact:
-			code = FindingFrameInexact
-		}
-		res.findings = append(res.findings, Finding{Code: code, Status: ProtocolError, Message: messageOf(err)})
+		res.findings = append(res.findings, Finding{Code: frameErrorCode(err), Status: ProtocolError, Message: messageOf(err)})
 		return res, true
 	}
 	obj, isObj := v.(map[string]any)
@@ -597,7 +590,7 @@ func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 	}
 	if !c.control[typ] {
 		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
-			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", truncate(typ))})
+			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", clip(typ))})
 		return res, true
 	}
 	res.findings = c.frameSchema(res.findings, v)
@@ -634,18 +627,6 @@ func isBlank(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// truncate bounds a finding message as run does (MaxFindingBytes).
-func truncate(s string) string {
-	if len(s) <= MaxFindingBytes {
-		return s
-	}
-	cut := MaxFindingBytes
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
 }
 
 // idKey is key(id), the canonical JSON text of a request_id, without
@@ -708,7 +689,7 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 				req := c.pending.take(res.key)
 				if req == nil {
 					res.findings = append(res.findings, Finding{Code: FindingReplyUnsolicited, Status: c.windowStatus(),
-						Message: truncate(fmt.Sprintf("reply to request_id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against ReplyBySubtype", res.key))})
+						Message: clip(fmt.Sprintf("reply to request_id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against ReplyBySubtype", res.key))})
 					res.frame, res.tape = nil, nil
 					break
 				}
@@ -761,7 +742,7 @@ func (c *recordingCheck) missing(p *pendingReq, why string) Finding {
 		sub = "request without a subtype"
 	}
 	return Finding{Code: FindingReplyMissing, Status: c.windowStatus(),
-		Message: truncate(fmt.Sprintf("request_id %s (%s, line %d) %s", p.key, sub, p.line, why))}
+		Message: clip(fmt.Sprintf("request_id %s (%s, line %d) %s", p.key, sub, p.line, why))}
 }
 
 // checkBodies validates the matched success replies of ch against the
@@ -782,7 +763,7 @@ func (c *recordingCheck) checkBodies(ch *chunk) {
 		}
 		for _, vi := range res.body.Validate(frame) {
 			res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
-				Message: truncate(fmt.Sprintf("reply to %s (line %d): %s", res.reqSubtype, res.reqLine, vi))})
+				Message: clip(fmt.Sprintf("reply to %s (line %d): %s", res.reqSubtype, res.reqLine, vi))})
 		}
 		res.frame, res.tape, res.body = nil, nil, nil
 	}

@@ -328,9 +328,15 @@ type loaded struct {
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
 	lines []sendLine
-	// awaits[i], when not "", is the request_id (RFC 8785 form) whose reply
-	// must have been read before lines[i] is written (an await send item).
-	awaits []string
+	// gates are the vector's await items, in order.
+	gates []gate
+}
+
+// gate is one await send item: lines[before:] are written once the IUT's
+// reply to the request_id key (RFC 8785 form) has been read.
+type gate struct {
+	before int
+	key    string
 }
 
 // sendLine is one line sent to the IUT, LF included, as the pieces
@@ -338,27 +344,23 @@ type loaded struct {
 // many times, so it is streamed to the IUT without being built.
 type sendLine [][]byte
 
-// input returns the pieces of every line, in order, as proc.Start writes
-// them.
-func (l *loaded) input() [][]byte {
+// segment returns the lines written before gate g (g = 0: at start) and
+// up to the next gate, as the pieces proc writes, and tracks their requests
+// in sent.
+func (l *loaded) segment(sent map[string]*request, g int) [][]byte {
+	from, to := 0, len(l.lines)
+	if g > 0 {
+		from = l.gates[g-1].before
+	}
+	if g < len(l.gates) {
+		to = l.gates[g].before
+	}
 	var out [][]byte
-	for _, ln := range l.lines {
+	for _, ln := range l.lines[from:to] {
+		trackLine(sent, ln)
 		out = append(out, ln...)
 	}
 	return out
-}
-
-// segments splits the lines at their awaits: segment 0 is written at
-// start, segment i+1 once the reply to gates[i] has been read.
-func (l *loaded) segments() (segs [][][]byte, gates []string) {
-	segs = [][][]byte{nil}
-	for i, ln := range l.lines {
-		if k := l.awaits[i]; k != "" {
-			segs, gates = append(segs, nil), append(gates, k)
-		}
-		segs[len(segs)-1] = append(segs[len(segs)-1], ln...)
-	}
-	return segs, gates
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -372,7 +374,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 	if full.ID != v.ID {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
-	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, 0, len(full.Send)), awaits: make([]string, 0, len(full.Send))}
+	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, 0, len(full.Send))}
 	if full.Conformance != nil {
 		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
@@ -385,18 +387,17 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
-	await := ""
 	for i, it := range full.Send {
 		if k, ok := it.AwaitKey(); ok {
-			await = k // the loader checked that a line follows
+			// The loader checked that a line follows.
+			l.gates = append(l.gates, gate{before: len(l.lines), key: k})
 			continue
 		}
 		ln, err := it.Chunks()
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
-		l.lines, l.awaits = append(l.lines, ln), append(l.awaits, await)
-		await = ""
+		l.lines = append(l.lines, ln)
 	}
 	return l, nil
 }

@@ -179,7 +179,7 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 
 // excerpt returns b as a string, cut at max bytes (at a rune boundary)
 // and ended with "... (N bytes)" when longer.
-func excerpt(b []byte, max int) string {
+func excerpt[T ~string | ~[]byte](b T, max int) string {
 	if len(b) <= max {
 		return string(b)
 	}
@@ -264,16 +264,22 @@ func pointers(ds []compare.Difference) string {
 }
 
 // clip cuts a finding message to MaxFindingBytes at a rune boundary.
-func clip(msg string) string {
-	if len(msg) <= MaxFindingBytes {
-		return msg
+func clip(msg string) string { return excerpt(msg, MaxFindingBytes) }
+
+// frameErrorCode is the finding code of a line canon.Parse refused:
+// FRAME_DUPLICATE_KEY, FRAME_INEXACT or FRAME_NOT_JSON.
+func frameErrorCode(err error) string {
+	switch kiterr.CodeOf(err) {
+	case kiterr.JSONDuplicateKey:
+		return FindingFrameDuplicateKey
+	case kiterr.JSONNumberInexact:
+		return FindingFrameInexact
 	}
-	cut := MaxFindingBytes
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", msg[:cut], len(msg))
+	return FindingFrameNotJSON
 }
+
+// awaitUnmet is the AWAIT_UNMET note, given the awaited request_id.
+const awaitUnmet = "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the rest was not written"
 
 // request is one control_request the runner sent.
 type request struct {
@@ -293,13 +299,17 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		o.notRun = true
 		return o, nil
 	}
+	// sent tracks the requests written, as they are written; the agent
+	// double of spawned mode writes them all (what it could not write comes
+	// back as Unsent).
 	sent := map[string]*request{}
-	for _, ln := range l.lines {
-		trackLine(sent, ln)
-	}
 	expected := map[string]bool{}
 	for _, id := range v.Expect.Replies {
 		expected[key(id)] = true
+	}
+	// A reply the vector waits for (an await item) is required too.
+	for _, g := range l.gates {
+		expected[g.key] = true
 	}
 	// mustExit: the IUT must end by itself. mayExit: it must either answer
 	// every expected reply or end by itself; the summary records which.
@@ -339,19 +349,22 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	spawned := p.cfg.Spawn != nil
 	var sp *spawnFiles
 	var input [][]byte
-	// segs[0] is written at start, segs[i] once the reply to gates[i-1]
-	// was read (await send items); next is the first segment not sent.
-	var segs [][][]byte
-	var gates []string
-	next := 1
 	if spawned {
+		for _, ln := range l.lines {
+			trackLine(sent, ln)
+		}
 		if sp, err = p.writeSpawn(dir, v, l); err != nil {
 			return nil, err
 		}
 		env = sp.environ(env)
 	} else {
-		segs, gates = l.segments()
-		input = segs[0]
+		input = l.segment(sent, 0)
+	}
+	// next is the first gate (await item) not yet opened: the lines after
+	// it are written once its reply was read.
+	next := 0
+	if spawned {
+		next = len(l.gates) // the double opens them
 	}
 
 	start := time.Now()
@@ -390,15 +403,15 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	}
 	// openGates sends each segment whose awaited reply has been read.
 	openGates := func() {
-		for ; next < len(segs); next++ {
-			if r := sent[gates[next-1]]; r == nil || r.replies == 0 {
+		for ; next < len(l.gates); next++ {
+			if r := sent[l.gates[next].key]; r == nil || r.replies == 0 {
 				return
 			}
-			pr.Send(segs[next])
+			pr.Send(l.segment(sent, next+1))
 		}
 	}
 	done := func() bool {
-		if mustExit || spawned || next < len(segs) {
+		if mustExit || spawned || next < len(l.gates) {
 			return false
 		}
 		for k := range expected {
@@ -454,8 +467,19 @@ wait:
 			break wait
 		}
 	}
-	if next < len(segs) {
-		o.add(FindingAwaitUnmet, "", "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the rest was not written", gates[next-1])
+	if next < len(l.gates) {
+		// The lines after the gate were never written: their replies are
+		// not missing, the awaited one is.
+		unsent := map[string]*request{}
+		for _, ln := range l.lines[l.gates[next].before:] {
+			trackLine(unsent, ln)
+		}
+		for k := range unsent {
+			if sent[k] == nil {
+				delete(expected, k)
+			}
+		}
+		o.add(FindingAwaitUnmet, "", awaitUnmet, l.gates[next].key)
 	}
 	pendingAtBreak := pendingReplies(expected, sent)
 	earlyLines := nlines
@@ -642,14 +666,7 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 	}
 	v, err := canon.Parse(ln.Data)
 	if err != nil {
-		code := FindingFrameNotJSON
-		switch kiterr.CodeOf(err) {
-		case kiterr.JSONDuplicateKey:
-			code = FindingFrameDuplicateKey
-		case kiterr.JSONNumberInexact:
-			code = FindingFrameInexact
-		}
-		o.add(code, ProtocolError, "%v in line %s", err, quoteAt(ln.Data, errorOffset(err)))
+		o.add(frameErrorCode(err), ProtocolError, "%v in line %s", err, quoteAt(ln.Data, errorOffset(err)))
 		return nil
 	}
 	obj, ok := v.(map[string]any)

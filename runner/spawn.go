@@ -54,9 +54,10 @@ const (
 // with to the --argv file (JSON array per line), and how the session ended
 // to the --end file (internal/double.Stats as JSON). See docs/double.md.
 type Plan struct {
-	Send      []string `json:"send"`
-	Replies   []any    `json:"replies"`
-	TimeoutMS int64    `json:"timeout_ms"`
+	Send      []string           `json:"send"`
+	Await     []double.PlanAwait `json:"await,omitempty"`
+	Replies   []any              `json:"replies"`
+	TimeoutMS int64              `json:"timeout_ms"`
 }
 
 // spawnFiles are the paths of one spawned vector, all in the IUT's
@@ -82,7 +83,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 		end:        filepath.Join(dir, "end.json"),
 	}
 	sf.agent = filepath.Join(sf.bin, "claude")
-	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.awaits); err != nil {
+	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.gates); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
@@ -110,12 +111,16 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 }
 
 // writePlan writes the [Plan] of lines to the file name: the JSON that
-// json.Marshal gives for it, encoded as it is written. awaits[i], when not
-// "", is the request_id (RFC 8785 JSON) whose reply the double waits for
-// before it writes lines[i].
-func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, awaits []string) error {
+// json.Marshal gives for it, encoded as it is written. Each gate becomes
+// an await entry, and its request_id one of the replies the double waits
+// for.
+func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, gates []gate) error {
+	replies = slices.Clip(replies)
 	if replies == nil {
 		replies = []any{}
+	}
+	for _, g := range gates {
+		replies = append(replies, json.RawMessage(g.key))
 	}
 	rep, err := json.Marshal(replies)
 	if err != nil {
@@ -150,20 +155,15 @@ func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, aw
 	if len(lines) > 0 {
 		w.WriteByte(']')
 	}
-	first := true
-	for i, k := range awaits {
-		if k == "" {
-			continue
-		}
-		if first {
+	for i, g := range gates {
+		if i == 0 {
 			w.WriteString(`,"await":[`)
 		} else {
 			w.WriteByte(',')
 		}
-		first = false
-		fmt.Fprintf(w, `{"before":%d,"request_id":%s}`, i, k)
+		fmt.Fprintf(w, `{"before":%d,"request_id":%s}`, g.before, g.key)
 	}
-	if !first {
+	if len(gates) > 0 {
 		w.WriteByte(']')
 	}
 	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d}`, rep, timeoutMS)
@@ -271,22 +271,13 @@ func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []s
 	}
 	if len(end.Withheld) > 0 {
 		o.add(FindingAgentPrecondition, Fail, "the agent did not send can_use_tool %s: CLI %s sends can_use_tool only to a host that started it with --permission-prompt-tool stdio, and this host did not (see HOST_ARGV)", strings.Join(end.Withheld, ", "), double.CLIVersion)
-		withheld := map[string]bool{}
-		for _, k := range end.Withheld {
-			withheld[k] = true
-		}
-		kept := pending[:0:0]
-		for _, k := range pending {
-			if !withheld[k] {
-				kept = append(kept, k)
-			}
-		}
-		pending = kept
 	}
 	if end.AwaitUnmet != "" {
-		o.add(FindingAwaitUnmet, "", "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the agent double did not write the rest", end.AwaitUnmet)
-		pending = slices.DeleteFunc(slices.Clone(pending), func(k string) bool { return slices.Contains(end.Unsent, k) })
+		o.add(FindingAwaitUnmet, "", awaitUnmet, end.AwaitUnmet)
 	}
+	// Requests the double did not write get no reply to miss.
+	notWritten := slices.Concat(end.Withheld, end.Unsent)
+	pending = slices.DeleteFunc(slices.Clone(pending), func(k string) bool { return slices.Contains(notWritten, k) })
 	missing := strings.Join(pending, ", ")
 	switch {
 	case end.End == double.EndMalformed:

@@ -330,6 +330,7 @@ startupLoop:
 		k, _ := canon.CanonicalBytes(a.RequestID) // checked by ReadPlan
 		awaits[a.Before] = string(k)
 	}
+	expired := false // the deadline has fired
 play:
 	for i, s := range o.Plan.Send {
 		if k, ok := awaits[i]; ok {
@@ -344,6 +345,7 @@ play:
 				case stepMalformed:
 					return d.malformed()
 				case stepDeadline:
+					expired = true
 					d.unsent(k, o.Plan.Send[i:])
 					break play
 				}
@@ -359,7 +361,7 @@ play:
 	}
 	st.Played = true
 collect:
-	for len(d.pending) > 0 && !st.HostEOF {
+	for !expired && len(d.pending) > 0 && !st.HostEOF {
 		switch r, err := d.step(ctx, lines, deadline.C); r {
 		case stepFailed:
 			return st, err

@@ -328,7 +328,7 @@ func writeAll(w *os.File, pieces [][]byte) bool {
 // Send queues more input, written after everything given before (to Start
 // or an earlier Send), each element followed by nothing (callers include
 // the LF). It never blocks: the writer goroutine writes it as the pipe
-// allows. Input sent after [Proc.CloseStdin] or [Proc.Stop] is dropped.
+// allows. Input sent after [Proc.CloseStdin] or [Proc.Stop] may be dropped.
 func (p *Proc) Send(input [][]byte) {
 	p.qmu.Lock()
 	p.queued = append(p.queued, input...)
