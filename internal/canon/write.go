@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
@@ -190,7 +191,7 @@ func appendNumber(b []byte, s string) ([]byte, bool) {
 	if digits[0] == '-' {
 		digits = digits[1:]
 	}
-	if len(digits) <= 15 && !containsAny(digits, ".eE") {
+	if len(digits) <= 15 && !strings.ContainsAny(digits, ".eE") {
 		if s == "-0" {
 			return append(b, '0'), true
 		}
@@ -205,17 +206,6 @@ func appendNumber(b []byte, s string) ([]byte, bool) {
 		return b, false
 	}
 	return append(b, out...), true
-}
-
-func containsAny(s, chars string) bool {
-	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(chars); j++ {
-			if s[i] == chars[j] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // validNumber reports whether s is a JSON number (RFC 8259 §6):

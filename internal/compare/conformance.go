@@ -283,15 +283,11 @@ func (d *differ) diff(ptr, kind string, g, a any, hasG, hasA, normative bool, wh
 func (d *differ) value(g, a any, ptr string, exact bool) {
 	if !exact && ptr != "" {
 		if u := match(d.rules.userData, ptr); u != nil {
-			if !equalJSON(g, a) {
-				d.exactly(g, a, ptr, "user data, compared exactly: "+u.String())
-			}
+			d.exactly(g, a, ptr, "user data, compared exactly: "+u.String())
 			return
 		}
 		if p := match(d.rules.pin, ptr); p != nil {
-			if !equalJSON(g, a) {
-				d.exactly(g, a, ptr, "pinned: "+p.String())
-			}
+			d.exactly(g, a, ptr, "pinned: "+p.String())
 			return
 		}
 		if t := d.textRule(ptr); t != nil {
@@ -307,9 +303,7 @@ func (d *differ) value(g, a any, ptr string, exact bool) {
 		}
 	}
 	if exact {
-		if !equalJSON(g, a) {
-			d.exactly(g, a, ptr, "")
-		}
+		d.exactly(g, a, ptr, "")
 		return
 	}
 	switch gv := g.(type) {
@@ -394,6 +388,7 @@ func missingOrUnexpected(hasG bool) string {
 }
 
 // exactly reports every difference below ptr as normative, with why.
+// Values are compared at the leaves, so each is canonicalized once.
 func (d *differ) exactly(g, a any, ptr, why string) {
 	switch gv := g.(type) {
 	case map[string]any:
@@ -404,9 +399,7 @@ func (d *differ) exactly(g, a any, ptr, why string) {
 				ac, inA := av[k]
 				switch {
 				case inG && inA:
-					if !equalJSON(gc, ac) {
-						d.exactly(gc, ac, child, why)
-					}
+					d.exactly(gc, ac, child, why)
 				default:
 					d.diff(child, missingOrUnexpected(inG), gc, ac, inG, inA, true, why)
 				}
@@ -416,15 +409,15 @@ func (d *differ) exactly(g, a any, ptr, why string) {
 	case []any:
 		if av, ok := a.([]any); ok {
 			for i := range min(len(gv), len(av)) {
-				if !equalJSON(gv[i], av[i]) {
-					d.exactly(gv[i], av[i], ptr+"/"+strconv.Itoa(i), why)
-				}
+				d.exactly(gv[i], av[i], ptr+"/"+strconv.Itoa(i), why)
 			}
 			d.items(gv, av, ptr, why)
 			return
 		}
 	}
-	d.diff(ptr, ValueChanged, g, a, true, true, true, why)
+	if !equalJSON(g, a) {
+		d.diff(ptr, ValueChanged, g, a, true, true, true, why)
+	}
 }
 
 // items reports the surplus of the longer array, from its first extra index.
@@ -595,9 +588,8 @@ func pairFrames(golden, actual []any) []framePair {
 				}
 			}
 		}
-		n := len(g.idx) + len(a.idx)
 		label := func(i int) string {
-			if n > 2 || (len(g.idx) > 1 || len(a.idx) > 1) {
+			if len(g.idx) > 1 || len(a.idx) > 1 {
 				return fmt.Sprintf("%s #%d", labels[k], i+1)
 			}
 			return labels[k]

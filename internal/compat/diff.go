@@ -737,36 +737,27 @@ func (c *comparer) pair(ol []any, oBase string, nl []any, nBase string) (pairs [
 			}
 		}
 	}
-	if len(ol)*len(nl) > 4096 {
+	if small := len(ol)*len(nl) <= 4096; !small {
 		// long lists: pair by keys in maps (equal text, same $ref, same
 		// discriminator), never all pairs
 		c.pairByKeys(ol, oLoc, nl, nLoc, usedO, usedN, &pairs)
+	} else {
+		match(func(j, i int) bool { return c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
+		match(func(j, i int) bool {
+			or, _ := refOf(ol[j])
+			nr, _ := refOf(nl[i])
+			return or != "" && or == nr
+		})
+		match(func(j, i int) bool {
+			oif, ok1 := c.old.conditionalIf(ol[j], oLoc(j))
+			nif, ok2 := c.new.conditionalIf(nl[i], nLoc(i))
+			return ok1 && ok2 && c.same(oif.v, oif.loc, nif.v, nif.loc)
+		})
+		match(func(j, i int) bool {
+			od := c.old.discriminator(ol[j], oLoc(j))
+			return od != "" && od == c.new.discriminator(nl[i], nLoc(i))
+		})
 	}
-	match(func(j, i int) bool { return len(ol)*len(nl) <= 4096 && c.same(ol[j], oLoc(j), nl[i], nLoc(i)) })
-	small := len(ol)*len(nl) <= 4096
-	match(func(j, i int) bool {
-		if !small {
-			return false
-		}
-		or, _ := refOf(ol[j])
-		nr, _ := refOf(nl[i])
-		return or != "" && or == nr
-	})
-	match(func(j, i int) bool {
-		if !small {
-			return false
-		}
-		oif, ok1 := c.old.conditionalIf(ol[j], oLoc(j))
-		nif, ok2 := c.new.conditionalIf(nl[i], nLoc(i))
-		return ok1 && ok2 && c.same(oif.v, oif.loc, nif.v, nif.loc)
-	})
-	match(func(j, i int) bool {
-		if !small {
-			return false
-		}
-		od := c.old.discriminator(ol[j], oLoc(j))
-		return od != "" && od == c.new.discriminator(nl[i], nLoc(i))
-	})
 	// by content: one side proven to contain the other (small lists only)
 	if left := (len(ol) - len(pairs)) * (len(nl) - len(pairs)); left > 0 && left <= 256 {
 		match(func(j, i int) bool {

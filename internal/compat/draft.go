@@ -267,7 +267,7 @@ func (tr *translator) schema(v any, tLoc, oLoc string) (any, error) {
 			na := make([]any, len(arr))
 			for i, s := range arr {
 				var err error
-				if na[i], err = tr.schema(s, child(tLoc, k, itoa(i)), child(okLoc, itoa(i))); err != nil {
+				if na[i], err = tr.schema(s, child(tLoc, k, strconv.Itoa(i)), child(okLoc, strconv.Itoa(i))); err != nil {
 					return nil, err
 				}
 			}
@@ -289,12 +289,6 @@ func (tr *translator) origChild(tLoc, oLoc, k string) string {
 		return o
 	}
 	return child(oLoc, k)
-}
-
-// resource is a schema with its own base URI ($id) in the translated tree.
-type resource struct {
-	base string // absolute URI without fragment
-	loc  string // translated pointer
 }
 
 // resolveRefs rewrites every $ref of the translated tree into a local JSON
@@ -415,7 +409,7 @@ func walkSubschemas(m map[string]any, loc string, f func(v any, loc string) erro
 		case schemaArrayKeywords[k]:
 			arr, _ := e.([]any)
 			for i, s := range arr {
-				if err := f(s, child(loc, k, itoa(i))); err != nil {
+				if err := f(s, child(loc, k, strconv.Itoa(i))); err != nil {
 					return err
 				}
 			}
@@ -427,5 +421,3 @@ func walkSubschemas(m map[string]any, loc string, f func(v any, loc string) erro
 	}
 	return nil
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -47,13 +47,12 @@ func numLit(r *big.Rat) json.Number {
 
 func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
 
-// hintFacts collects numbers, lengths, strings and member names of the hint
+// hintBag collects numbers, lengths, strings and member names of the hint
 // schemas (one level: the keywords of the nodes themselves and their
 // flattened conjunction).
 type hintBag struct {
 	nums    []*big.Rat
 	lens    []int64
-	strs    []string
 	names   []string
 	values  []any
 	formats []string

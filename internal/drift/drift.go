@@ -138,7 +138,7 @@ func Compare(old, new *Recording, opt Options) Report {
 		sorted = append(sorted, id)
 	}
 	slices.Sort(sorted)
-	d := &differ{opt: opt, enums: map[string]map[string]bool{}}
+	d := &differ{enums: map[string]map[string]bool{}}
 	for name, vals := range opt.EnumValues {
 		d.enums[name] = map[string]bool{}
 		for _, v := range vals {
@@ -191,7 +191,6 @@ func Compare(old, new *Recording, opt Options) Report {
 }
 
 type differ struct {
-	opt      Options
 	enums    map[string]map[string]bool
 	vector   string
 	findings []Finding

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -428,7 +429,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		n.patternProps = append(n.patternProps, fastPattern{re, b.node(sub)})
 	}
 	slices.SortFunc(n.patternProps, func(x, y fastPattern) int {
-		return cmpString(x.re.String(), y.re.String())
+		return strings.Compare(x.re.String(), y.re.String())
 	})
 	switch a := s.AdditionalProperties.(type) {
 	case bool:
@@ -476,16 +477,6 @@ var trueSchema = func() *jsonschema.Schema {
 	t := true
 	return &jsonschema.Schema{Bool: &t, DraftVersion: 2020}
 }()
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 func pinRank(n *fastNode) int {
 	if !n.lib && (n.constV != nil || n.enum != nil) {
@@ -1053,7 +1044,7 @@ func isInteger(x json.Number) bool {
 	if _, ok := plainInt(string(x)); ok {
 		return true
 	}
-	r, ok := new(big.Rat).SetString(fmt.Sprint(x))
+	r, ok := new(big.Rat).SetString(string(x))
 	return ok && r.IsInt()
 }
 

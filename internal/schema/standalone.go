@@ -7,7 +7,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -96,42 +95,6 @@ func (s *Standalone) Valid(ptr string, v any) (bool, error) {
 		return false, err
 	}
 	return sch.Validate(v) == nil, nil
-}
-
-// Violations returns the keyword locations (JSON Pointers into the
-// document, "" the root) of the leaf failures of validating v at ptr, in
-// the validator's order; nil when v is valid.
-func (s *Standalone) Violations(ptr string, v any) ([]string, error) {
-	sch, err := s.compile(ptr)
-	if err != nil {
-		return nil, err
-	}
-	err = sch.Validate(v)
-	if err == nil {
-		return nil, nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{""}, nil
-	}
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			_, frag, _ := strings.Cut(e.SchemaURL, "#")
-			kw := frag
-			for _, tok := range e.ErrorKind.KeywordPath() {
-				kw += "/" + canon.EscapePointer(tok)
-			}
-			out = append(out, kw)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return out, nil
 }
 
 // refuseLoader loads nothing: every $ref must resolve inside the document.
