@@ -436,7 +436,7 @@ func memberNames(fsys fs.FS, file, ptr string) ([]string, error) {
 	}
 	cur := doc
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "#/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = canon.UnescapePointer(tok)
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil, kiterr.New(kiterr.SchemaInvalid, "%s%s: not an object", file, ptr)

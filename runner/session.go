@@ -646,7 +646,7 @@ func pointerTokens(ptr string) []string {
 	}
 	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		toks[i] = canon.UnescapePointer(t)
 	}
 	return toks
 }

@@ -125,6 +125,15 @@ func EscapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
+// UnescapePointer undoes [EscapePointer] on one reference token (RFC 6901
+// §4: "~1" becomes "/", then "~0" becomes "~").
+func UnescapePointer(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
 func ptrOrRoot(ptr string) string {
 	if ptr == "" {
 		return "/"

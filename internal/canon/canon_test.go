@@ -441,6 +441,9 @@ func TestEscapePointer(t *testing.T) {
 			if got := canon.EscapePointer(tc.in); got != tc.want {
 				t.Errorf("EscapePointer(%q) = %q, want %q", tc.in, got, tc.want)
 			}
+			if back := canon.UnescapePointer(tc.want); back != tc.in {
+				t.Errorf("UnescapePointer(%q) = %q, want %q", tc.want, back, tc.in)
+			}
 		})
 	}
 }

@@ -16,7 +16,7 @@ func Locate(data []byte, ptr string) (line, col int, exact bool) {
 	var toks []string
 	if ptr != "" {
 		for _, t := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-			toks = append(toks, strings.NewReplacer("~1", "/", "~0", "~").Replace(t))
+			toks = append(toks, canon.UnescapePointer(t))
 		}
 	}
 	l := &locator{data: data}

@@ -112,7 +112,7 @@ func (d *doc) lookup(ptr string) (any, bool) {
 		return v, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = canon.UnescapePointer(tok)
 		switch c := v.(type) {
 		case map[string]any:
 			e, ok := c[tok]

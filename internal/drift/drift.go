@@ -553,7 +553,7 @@ func stringValues(root, s any, depth int) []string {
 func resolve(root any, ref string) any {
 	cur := root
 	for _, tok := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = canon.UnescapePointer(tok)
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil

@@ -169,7 +169,7 @@ func key(f compat.Finding) string { return f.Rule + "\x00" + f.Pointer + "\x00" 
 func subject(ptr string) string {
 	if rest, ok := strings.CutPrefix(ptr, "/$defs/"); ok {
 		name, _, _ := strings.Cut(rest, "/")
-		return strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+		return canon.UnescapePointer(name)
 	}
 	if ptr == "" {
 		return "#"
