@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/internal/kiterr"
-	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
@@ -104,6 +103,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if !ok || name == "" || value == "" {
 			return usageError(stderr, "matrix", "--impl %q: want NAME=PROFILE_DIR|reference|COMMAND", spec)
 		}
+		isProfile := isProfileDir(value)
 		for _, role := range roleList {
 			for _, version := range versionList {
 				cfg := runner.Config{Suite: s, Role: role, Version: version, Filters: filters, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
@@ -119,15 +119,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 						return fail(stderr, err)
 					}
 					cfg.Implementation = "conform reference (Go)"
-				case isProfileDir(value):
-					p, err := applyProfile(&cfg, value, flagSet(fl, "timeout"))
-					if err != nil {
+				case isProfile:
+					if _, err := applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
 						return fail(stderr, err)
-					}
-					if ef := p.ExpectFailPath(); ef != "" {
-						if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
-							return fail(stderr, err)
-						}
 					}
 					inv = append(inv, "--profile", value)
 				default:
@@ -141,7 +135,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if flagSet(fl, "timeout") {
 					inv = append(inv, "--timeout", timeout.String())
 				}
-				if value != "reference" && !isProfileDir(value) {
+				if value != "reference" && !isProfile {
 					inv = append(append(inv, "--"), cfg.Command...)
 				}
 				began := time.Now()

@@ -82,14 +82,8 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 			cfg.Command = cmd
 		case isProfileDir(value):
-			p, err := applyProfile(&cfg, value, flagSet(fl, "timeout"))
-			if err != nil {
+			if _, err := applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
 				return fail(stderr, err)
-			}
-			if ef := p.ExpectFailPath(); ef != "" {
-				if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
-					return fail(stderr, err)
-				}
 			}
 		default:
 			cfg.Command = strings.Fields(value)
@@ -103,7 +97,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for i := range targets {
 		cfgs[i] = &targets[i].Config
 	}
-	stopProgress := watch(ctx, stderr, *progressEvery, false, cfgs...)
+	stopProgress := watch(ctx, stderr, *progressEvery, cfgs...)
 	pr, err := runner.Parity(ctx, base, targets)
 	stopProgress()
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -70,26 +69,13 @@ func (p *progress) loop(ctx context.Context, tick <-chan time.Time) {
 	}
 }
 
-// watch sets up how cfgs report progress on stderr: on a terminal, one line
-// per finished vector as it finishes (perVector, for run); otherwise (a CI
-// log) a progress line every interval (none when interval is 0), so a long
-// run is not silent until its report. It returns the function that stops
-// the periodic lines.
-func watch(ctx context.Context, stderr io.Writer, interval time.Duration, perVector bool, cfgs ...*runner.Config) (stop func()) {
-	if isTerminal(stderr) {
-		if perVector {
-			var mu sync.Mutex
-			for _, cfg := range cfgs {
-				cfg.Progress = func(r runner.Result) {
-					mu.Lock()
-					report.Line(stderr, r)
-					mu.Unlock()
-				}
-			}
-		}
-		return func() {}
-	}
-	if interval <= 0 {
+// watch sets up how cfgs report progress on stderr when it is not a
+// terminal (a CI log): a progress line every interval (none when interval
+// is 0), so a long run is not silent until its report. On a terminal it
+// does nothing (run shows terminalProgress there). It returns the function
+// that stops the periodic lines.
+func watch(ctx context.Context, stderr io.Writer, interval time.Duration, cfgs ...*runner.Config) (stop func()) {
+	if isTerminal(stderr) || interval <= 0 {
 		return func() {}
 	}
 	p := newProgress(stderr, time.Now)

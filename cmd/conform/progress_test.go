@@ -75,13 +75,13 @@ func TestWatchTerminalOrLog(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	a, b := &runner.Config{}, &runner.Config{}
-	stop := watch(context.Background(), &out, time.Hour, true, a, b)
+	stop := watch(context.Background(), &out, time.Hour, a, b)
 	if a.Planned == nil || a.Progress == nil || b.Planned == nil || b.Progress == nil {
 		t.Errorf("log output: progress hooks not set")
 	}
 	stop()
 	c := &runner.Config{}
-	watch(context.Background(), &out, 0, true, c)()
+	watch(context.Background(), &out, 0, c)()
 	if c.Planned != nil || c.Progress != nil {
 		t.Errorf("--progress 0: progress hooks set")
 	}

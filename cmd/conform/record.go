@@ -18,7 +18,6 @@ import (
 
 	"github.com/conform-kit/conform/internal/drift"
 	"github.com/conform-kit/conform/internal/kiterr"
-	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
@@ -72,15 +71,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, err)
 	}
 	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs, Timeout: *timeout}
-	var p *profile.Profile
 	if *prof != "" {
-		if p, err = applyProfile(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
+		if _, err := applyProfileExpect(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
 			return fail(stderr, err)
-		}
-		if path := p.ExpectFailPath(); path != "" {
-			if cfg.ExpectFail, err = profile.ReadExpectFail(path); err != nil {
-				return fail(stderr, err)
-			}
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {

@@ -156,6 +156,22 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	return p, nil
 }
 
+// applyProfileExpect is [applyProfile] plus the profile's expected-failure
+// list (Profile.ExpectFailPath), as parity, matrix and record use a
+// profile. Errors: those of applyProfile and profile.ReadExpectFail.
+func applyProfileExpect(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Profile, error) {
+	p, err := applyProfile(cfg, dir, keepTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if ef := p.ExpectFailPath(); ef != "" {
+		if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
 // openSuite loads the suite at dir, or the embedded one when dir is "".
 func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 	var fsys fs.FS = conform.Suite()
@@ -355,7 +371,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if isTerminal(stderr) {
 		stopProgress = terminalProgress(stdout, stderr, *out, &cfg)
 	} else {
-		stopProgress = watch(ctx, stderr, *progressEvery, true, &cfg)
+		stopProgress = watch(ctx, stderr, *progressEvery, &cfg)
 	}
 	rep, err := runner.Run(ctx, cfg)
 	stopProgress()
