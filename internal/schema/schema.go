@@ -140,10 +140,9 @@ func (sch *Schema) Validate(v any) []Violation {
 // False means "not decided valid": call Validate(t.Value(i)) for the
 // verdict and its violations, which are always the library's.
 func (sch *Schema) ValidTape(t *canon.Tape, i int) bool {
-	if sch.fast == nil {
-		return sch.Validate(t.Value(i)) == nil
-	}
-	return sch.fast.okT(t, i)
+	// Without a fast evaluator nothing is decided here: the caller's
+	// Validate is the one validation (not a second one for invalid values).
+	return sch.fast != nil && sch.fast.okT(t, i)
 }
 
 type loader struct{ fsys fs.FS }
