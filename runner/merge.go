@@ -38,7 +38,7 @@ func Merge(shards []*Report) (*Report, error) {
 		if r.Shard == nil {
 			return nil, kiterr.New(kiterr.ShardInvalid, "report %d has no shard metadata: it was not made with --shard i/n", i+1)
 		}
-		if err := r.checkShard(); err != nil {
+		if err := checkShard(r); err != nil {
 			return nil, kiterr.Wrap(kiterr.ShardInvalid, err, "report %d (shard %d/%d)", i+1, r.Shard.Index, r.Shard.Count)
 		}
 	}
@@ -121,7 +121,7 @@ func Merge(shards []*Report) (*Report, error) {
 // checkShard checks that r's results are those its shard metadata allows:
 // as many as shardVectors gives its index out of Selected vectors, in id
 // order.
-func (r *Report) checkShard() error {
+func checkShard(r *Report) error {
 	s := r.Shard
 	if s.Count < 1 || s.Index < 1 || s.Index > s.Count || s.Count > s.Selected {
 		return fmt.Errorf("shard %d/%d of %d vectors is not a shard", s.Index, s.Count, s.Selected)

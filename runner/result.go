@@ -1,447 +1,120 @@
 package runner
 
-import (
-	"time"
+import "github.com/conform-kit/conform/internal/result"
 
-	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/internal/proc"
+// The result model lives in internal/result, below both this package and
+// the printers (internal/report); these names are the runner's public API
+// for it. See [result.Report] for the report's shape and its verdict rule.
+
+// Result model types.
+type (
+	Counts               = result.Counts
+	Finding              = result.Finding
+	Group                = result.Group
+	Implementation       = result.Implementation
+	Kit                  = result.Kit
+	LevelCounts          = result.LevelCounts
+	Matrix               = result.Matrix
+	MatrixCell           = result.MatrixCell
+	MatrixColumn         = result.MatrixColumn
+	MatrixImplementation = result.MatrixImplementation
+	MatrixInput          = result.MatrixInput
+	MatrixPreflight      = result.MatrixPreflight
+	MatrixRow            = result.MatrixRow
+	MatrixSection        = result.MatrixSection
+	MatrixSuite          = result.MatrixSuite
+	ParityReport         = result.ParityReport
+	ParityVector         = result.ParityVector
+	Problem              = result.Problem
+	Report               = result.Report
+	Result               = result.Result
+	ShardInfo            = result.ShardInfo
+	Status               = result.Status
+	SuiteInfo            = result.SuiteInfo
 )
 
-// Values of [Result.Parity].
+// Statuses, verdicts, finding codes and report bounds (public API; see
+// internal/result).
 const (
-	ParityExact   = "exact"
-	ParityDiffers = "differs"
+	Crash                        = result.Crash
+	Fail                         = result.Fail
+	FindingAwaitUnmet            = result.FindingAwaitUnmet
+	FindingBudgetExceeded        = result.FindingBudgetExceeded
+	FindingDifferencesTruncated  = result.FindingDifferencesTruncated
+	FindingExitChanged           = result.FindingExitChanged
+	FindingExitEarly             = result.FindingExitEarly
+	FindingExitMissing           = result.FindingExitMissing
+	FindingExitNonzero           = result.FindingExitNonzero
+	FindingExpectedFailure       = result.FindingExpectedFailure
+	FindingFindingsTruncated     = result.FindingFindingsTruncated
+	FindingFrameAbsent           = result.FindingFrameAbsent
+	FindingFrameAdded            = result.FindingFrameAdded
+	FindingFrameDuplicateKey     = result.FindingFrameDuplicateKey
+	FindingFrameInexact          = result.FindingFrameInexact
+	FindingFrameLimit            = result.FindingFrameLimit
+	FindingFrameNotJSON          = result.FindingFrameNotJSON
+	FindingFrameNotObject        = result.FindingFrameNotObject
+	FindingFramePartial          = result.FindingFramePartial
+	FindingFrameSchema           = result.FindingFrameSchema
+	FindingFrameTooLarge         = result.FindingFrameTooLarge
+	FindingFrameTypeUnknown      = result.FindingFrameTypeUnknown
+	FindingGoldenMismatch        = result.FindingGoldenMismatch
+	FindingHostSent              = result.FindingHostSent
+	FindingItemAbsent            = result.FindingItemAbsent
+	FindingItemAdded             = result.FindingItemAdded
+	FindingKilledBySignal        = result.FindingKilledBySignal
+	FindingLingered              = result.FindingLingered
+	FindingMemberAbsent          = result.FindingMemberAbsent
+	FindingMemberAdded           = result.FindingMemberAdded
+	FindingNormalizeFormat       = result.FindingNormalizeFormat
+	FindingOrphansKilled         = result.FindingOrphansKilled
+	FindingParityDiffers         = result.FindingParityDiffers
+	FindingProcessSurvived       = result.FindingProcessSurvived
+	FindingReplyAfterStdinClosed = result.FindingReplyAfterStdinClosed
+	FindingReplyBodySchema       = result.FindingReplyBodySchema
+	FindingReplyDuplicate        = result.FindingReplyDuplicate
+	FindingReplyMissing          = result.FindingReplyMissing
+	FindingReplyOrder            = result.FindingReplyOrder
+	FindingReplyUnsolicited      = result.FindingReplyUnsolicited
+	FindingStdoutClosed          = result.FindingStdoutClosed
+	FindingTextMismatch          = result.FindingTextMismatch
+	FindingUnexpectedPass        = result.FindingUnexpectedPass
+	FindingValueChanged          = result.FindingValueChanged
+	FindingVersionUnsupported    = result.FindingVersionUnsupported
+	Invalid                      = result.Invalid
+	MaxDifferences               = result.MaxDifferences
+	MaxExcerptBytes              = result.MaxExcerptBytes
+	MaxValueBytes                = result.MaxValueBytes
+	ModulePath                   = result.ModulePath
+	NotRun                       = result.NotRun
+	ParityDiffers                = result.ParityDiffers
+	ParityExact                  = result.ParityExact
+	Pass                         = result.Pass
+	ProtocolError                = result.ProtocolError
+	SchemaViolation              = result.SchemaViolation
+	Timeout                      = result.Timeout
+	VerdictCertified             = result.VerdictCertified
+	VerdictExcused               = result.VerdictExcused
+	VerdictInterrupted           = result.VerdictInterrupted
+	VerdictInvalidInput          = result.VerdictInvalidInput
+	VerdictNotCertified          = result.VerdictNotCertified
+	VerdictNothingPassed         = result.VerdictNothingPassed
+	VerdictPartial               = result.VerdictPartial
+	XFail                        = result.XFail
+	XPass                        = result.XPass
 )
 
-// Status is the verdict of one vector.
-type Status string
+// Severity orders statuses by severity (see [result.Severity]).
+func Severity(s Status) int { return result.Severity(s) }
 
-// Verdicts, from the most to the least severe for a vector that did not pass.
-const (
-	// Invalid: the vector, its golden file or its digest is bad (a kit input
-	// error, exit 2); the IUT was not judged on it.
-	Invalid Status = "INVALID"
-	// Crash: the IUT exited, or was killed by a signal it was not sent,
-	// before it answered, or ended with a nonzero status after stdin closed.
-	Crash Status = "CRASH"
-	// Timeout: an expected reply (or the expected exit) did not come within
-	// the per-vector timeout.
-	Timeout Status = "TIMEOUT"
-	// ProtocolError: the IUT wrote something the control channel forbids: a
-	// line that is not one JSON object, a frame type the suite does not know,
-	// a reply to a request_id never sent, a second reply to one request_id, an
-	// over-long or unterminated line, or it closed stdout early.
-	ProtocolError Status = "PROTOCOL_ERROR"
-	// SchemaViolation: a control frame (or a reply body, checked against the
-	// request it answers) does not validate against the version's schema.
-	SchemaViolation Status = "SCHEMA_VIOLATION"
-	// Fail: the normalized canonical summary differs from the golden bytes,
-	// or a normalized value failed its format.
-	Fail Status = "FAIL"
-	// Pass: the summary equals the golden bytes and nothing else went wrong.
-	Pass Status = "PASS"
-	// XFail: did not pass, and the expected-failure list names it.
-	XFail Status = "XFAIL"
-	// XPass: passed, but the expected-failure list names it (a failure: the
-	// list is stale).
-	XPass Status = "XPASS"
-	// NotRun: the run was interrupted before the vector finished.
-	NotRun Status = "NOT_RUN"
-)
+// BuildKit returns the identity of the running conform build (see
+// [result.BuildKit]).
+func BuildKit() Kit { return result.BuildKit() }
 
-// severity orders the statuses a vector can get from its findings.
-var severity = map[Status]int{Crash: 6, Timeout: 5, ProtocolError: 4, SchemaViolation: 3, Fail: 2, Pass: 0}
+// BuildMatrix builds the matrix of implementations by vectors from their
+// reports (see [result.BuildMatrix]).
+func BuildMatrix(inputs []MatrixInput) (*Matrix, error) { return result.BuildMatrix(inputs) }
 
-// Finding codes: what the runner saw, as data. Codes are public API.
-const (
-	FindingFrameNotJSON      = "FRAME_NOT_JSON"
-	FindingFrameDuplicateKey = "FRAME_DUPLICATE_KEY"
-	FindingFrameInexact      = "FRAME_NUMBER_INEXACT"
-	FindingFrameNotObject    = "FRAME_NOT_OBJECT"
-	FindingFrameTooLarge     = "FRAME_TOO_LARGE"
-	FindingFramePartial      = "FRAME_PARTIAL"
-	FindingFrameLimit        = "FRAME_LIMIT"
-	FindingFrameTypeUnknown  = "FRAME_TYPE_UNKNOWN"
-	FindingReplyUnsolicited  = "REPLY_UNSOLICITED"
-	FindingReplyDuplicate    = "REPLY_DUPLICATE"
-	FindingReplyMissing      = "REPLY_MISSING"
-	// FindingReplyAfterStdinClosed: an awaited reply did not come within
-	// the timeout while stdin was open, and came once conform closed
-	// stdin: the IUT holds its output back (an unflushed stdout). TIMEOUT.
-	FindingReplyAfterStdinClosed = "REPLY_AFTER_STDIN_CLOSED"
-	// FindingReplyOrder: replies that expect.order puts in sequence were
-	// written in another order.
-	FindingReplyOrder      = "REPLY_ORDER"
-	FindingFrameSchema     = "FRAME_SCHEMA"
-	FindingReplyBodySchema = "REPLY_BODY_SCHEMA"
-	FindingNormalizeFormat = "NORMALIZE_FORMAT"
-	// FindingGoldenMismatch: the canonical bytes differ from the golden
-	// file where exact parity is required (Config.Exact, conform parity).
-	FindingGoldenMismatch = "GOLDEN_MISMATCH"
-	// FindingParityDiffers: a note: the bytes differ from the golden file
-	// only where the protocol allows (conformance passes).
-	FindingParityDiffers = "PARITY_DIFFERS"
-	// Conformance differences (normative), coded by their kind.
-	FindingValueChanged       = compare.ValueChanged
-	FindingTextMismatch       = compare.TextMismatch
-	FindingMemberAbsent       = compare.MemberAbsent
-	FindingMemberAdded        = compare.MemberAdded
-	FindingItemAbsent         = compare.ItemAbsent
-	FindingItemAdded          = compare.ItemAdded
-	FindingFrameAbsent        = compare.FrameAbsent
-	FindingFrameAdded         = compare.FrameAdded
-	FindingExitChanged        = compare.ExitChanged
-	FindingExitEarly          = "EXIT_EARLY"
-	FindingExitNonzero        = "EXIT_NONZERO"
-	FindingExitMissing        = "EXIT_MISSING"
-	FindingKilledBySignal     = "KILLED_BY_SIGNAL"
-	FindingStdoutClosed       = "STDOUT_CLOSED"
-	FindingLingered           = "IUT_LINGERED"
-	FindingAwaitUnmet         = "AWAIT_UNMET"
-	FindingExpectedFailure    = "EXPECTED_FAILURE"
-	FindingUnexpectedPass     = "UNEXPECTED_PASS"
-	FindingHostSent           = "HOST_SENT"
-	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
-	FindingOrphansKilled      = "ORPHANS_KILLED"
-	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
-)
-
-// Bounds findings (README "Bounds").
-const (
-	// FindingBudgetExceeded: the control frames of one vector would have
-	// taken more than its byte budget (Config.MaxVectorBytes) leaves for
-	// them; the vector fails (PROTOCOL_ERROR), the IUT is stopped and the
-	// frames after that point are not judged.
-	FindingBudgetExceeded = "VECTOR_BUDGET_EXCEEDED"
-	// FindingDifferencesTruncated: a note: a result lists at most
-	// MaxDifferences differences, and this many more were found.
-	FindingDifferencesTruncated = "DIFFERENCES_TRUNCATED"
-)
-
-// Bounds on what one result reports, so that a report stays readable and
-// its size bounded whatever the IUT wrote (README "Bounds"). Where a text
-// is cut it ends in "... (N bytes)", N its whole length.
-const (
-	// MaxExcerptBytes bounds Result.Expected and Result.Actual: the golden
-	// and actual canonical bytes are cut there (64 KiB).
-	MaxExcerptBytes = 64 << 10
-	// MaxDifferences is the most differences a result lists (then a
-	// DIFFERENCES_TRUNCATED note with the count).
-	MaxDifferences = 100
-	// MaxValueBytes bounds each value of a difference (its canonical
-	// JSON): a longer one is replaced by a JSON string of its first bytes
-	// and "... (N bytes)" (4 KiB).
-	MaxValueBytes = 4 << 10
-)
-
-// Containment findings (README "Containment").
-const (
-	// FindingProcessSurvived: a process of the IUT was still alive after
-	// the IUT's main process had ended and conform ended the vector. It
-	// fails the vector (FAIL) in every mode. It replaces ORPHANS_KILLED,
-	// a note that is no longer reported.
-	FindingProcessSurvived = "PROCESS_SURVIVED"
-)
-
-// Finding is one observation about a vector. Status is the verdict it
-// implies ("" for a note that does not change the verdict).
-type Finding struct {
-	Code    string `json:"code"`
-	Status  Status `json:"status,omitempty"`
-	Message string `json:"message"`
-}
-
-// Result is the outcome of one vector.
-type Result struct {
-	ID    string `json:"id"`
-	Level string `json:"level"`
-	// Status is the verdict; for informational vectors it is what happened,
-	// and never fails certification.
-	Status Status `json:"status"`
-	Path   string `json:"path,omitempty"`
-	// DurationMS is the wall time of the vector in milliseconds.
-	DurationMS int64     `json:"duration_ms"`
-	Findings   []Finding `json:"findings,omitempty"`
-	// Reason is the expected-failure reason for XFAIL and XPASS.
-	Reason string `json:"reason,omitempty"`
-	// Expected and Actual are the golden and actual canonical bytes, set
-	// when the vector did not pass or its bytes differ; each is cut at
-	// MaxExcerptBytes ("... (N bytes)").
-	Expected string `json:"expected,omitempty"`
-	Actual   string `json:"actual,omitempty"`
-	// Parity is "exact" when the canonical bytes equal the golden file,
-	// "differs" when they do not ("" when the vector did not run).
-	Parity string `json:"parity,omitempty"`
-	// Differences lists the differences from the golden summary (at most
-	// MaxDifferences, each value cut at MaxValueBytes), each marked
-	// normative (fails conformance) or allowed; nil when the bytes are
-	// equal.
-	Differences []compare.Difference `json:"differences,omitempty"`
-	// Exit is how the IUT ended.
-	Exit *proc.Exit `json:"exit,omitempty"`
-	// Stderr holds the last bytes of the IUT's stderr when it did not pass.
-	Stderr string `json:"stderr,omitempty"`
-	// Description and Source are the vector's: what it checks, and the
-	// seed section or observed behaviour behind it; GoldenPath is its
-	// golden file in the suite. For printers, which show them for a
-	// result that did not pass or that differs from its golden file; they
-	// are empty in a PASS with exact parity and nothing to report but
-	// findings, which a run keeps as its duration, exit status and
-	// findings alone (so that its memory does not grow by them per
-	// vector). Not in the JSON report
-	// (schemas/report.schema.json), which names the vector by Path.
-	Description string `json:"-"`
-	Source      string `json:"-"`
-	GoldenPath  string `json:"-"`
-	// summary is the actual canonical bytes (also when it passed).
-	summary []byte
-}
-
-// Failed reports whether the result fails certification: a required or
-// recommended vector that is neither PASS nor XFAIL, or any XPASS/INVALID.
-func (r Result) Failed() bool {
-	switch r.Status {
-	case Pass, XFail:
-		return false
-	case XPass, Invalid:
-		return true
-	}
-	return r.Level != "informational"
-}
-
-// Counts summarizes a report.
-type Counts struct {
-	// Total is the number of results plus the number of Problems; Invalid
-	// counts INVALID results and Problems alike.
-	Total         int `json:"total"`
-	Passed        int `json:"passed"`
-	Failed        int `json:"failed"`
-	XFail         int `json:"xfail"`
-	XPass         int `json:"xpass"`
-	Informational int `json:"informational"`
-	Invalid       int `json:"invalid"`
-	NotRun        int `json:"not_run"`
-	// Required, Recommended and InformationalLevel count the results of
-	// each level; Passed, Failed, XFail and XPass above are their sums over
-	// required and recommended vectors.
-	Required           LevelCounts `json:"required"`
-	Recommended        LevelCounts `json:"recommended"`
-	InformationalLevel LevelCounts `json:"informational_level"`
-	// ParityExact counts results whose canonical bytes equal the golden
-	// file; ParityDiffers those that differ (whether or not conformance
-	// passed).
-	ParityExact   int `json:"parity_exact"`
-	ParityDiffers int `json:"parity_differs"`
-}
-
-// LevelCounts counts the results of one level. For informational vectors
-// Passed means "as the golden file records" and Failed "otherwise": neither
-// decides certification.
-type LevelCounts struct {
-	Total   int `json:"total"`
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	XFail   int `json:"xfail"`
-	XPass   int `json:"xpass"`
-	Invalid int `json:"invalid"`
-	NotRun  int `json:"not_run"`
-}
-
-// Excused is the number of required and recommended vectors that failed but
-// are listed as expected failures (XFAIL): the run may exit 0, but it is
-// not certified.
-func (c Counts) Excused() int { return c.Required.XFail + c.Recommended.XFail }
-
-// SuiteInfo identifies the suite a report was made with.
-type SuiteInfo struct {
-	Name    string `json:"name"`
-	Version int    `json:"version"`
-	Role    string `json:"role"`
-	Digest  string `json:"digest"`
-}
-
-// Implementation identifies the IUT.
-type Implementation struct {
-	Name    string   `json:"name"`
-	Command []string `json:"command"`
-}
-
-// Problem is a kit input error reported with the run (exit 2).
-type Problem struct {
-	Path    string `json:"path,omitempty"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// Report is the outcome of a run; its JSON form is defined by
-// schemas/report.schema.json.
-type Report struct {
-	Suite          SuiteInfo      `json:"suite"`
-	Implementation Implementation `json:"implementation"`
-	Summary        Counts         `json:"summary"`
-	Results        []Result       `json:"results"`
-	// Stale lists expected-failure entries that name no vector of this
-	// run's suite version and role (each fails the run).
-	Stale []string `json:"stale,omitempty"`
-	// Problems lists kit input errors (bad vector files, digests).
-	Problems []Problem `json:"problems,omitempty"`
-	// Interrupted is true when the run was cancelled before it finished.
-	Interrupted bool `json:"interrupted,omitempty"`
-	// Partial is true when --filter selected only some of the vectors: the
-	// run passes or fails, but certifies nothing.
-	Partial bool `json:"partial,omitempty"`
-	// Shard is set when the run was one shard of a sharded run
-	// (Config.Shard): it certifies nothing by itself; [Merge] combines the
-	// reports of all shards into one.
-	Shard *ShardInfo `json:"shard,omitempty"`
-	// Shards is the number of shard reports [Merge] combined into this
-	// one (0 for a report that was not merged).
-	Shards int `json:"shards,omitempty"`
-	// Kit identifies the conform build that made the report.
-	Kit Kit `json:"kit,omitzero"`
-	// Started is when the run started (UTC, millisecond precision; zero
-	// when unknown) and ElapsedMS its wall time in milliseconds: for a
-	// merged report, from the earliest shard's start to the latest shard's
-	// end.
-	Started   time.Time `json:"started,omitzero"`
-	ElapsedMS int64     `json:"elapsed_ms,omitempty"`
-	// Verdict is CERTIFIED, NOT_CERTIFIED, PASSED_PARTIAL (a filtered run,
-	// or one shard, without failures), INVALID_SUITE_INPUT or INTERRUPTED;
-	// it follows ExitCode.
-	Verdict string `json:"verdict"`
-	// Invocation is the conform arguments that reproduce the run, as the
-	// command that made it recorded them ("run", "--role", "host",
-	// "--version", "1", "--profile", "impl/agent-sdk-ts"): without the
-	// program name and without -j, -v, --filter and the output flags; nil
-	// when unknown. conform matrix builds its repro lines from it.
-	Invocation []string `json:"invocation,omitempty"`
-	// Preflight is the result of the version's preflight vector when the
-	// IUT did not pass it (it does not speak the version); every other
-	// vector is then NOT_RUN.
-	Preflight *Result `json:"preflight,omitempty"`
-}
-
-// Verdicts of a run ([Report.Verdict]); README "Verdicts" says what each
-// means and which exit status goes with it.
-const (
-	// VerdictCertified: a full run in which every required and recommended
-	// vector passed conformance (no expected failures among them), with no
-	// stale or unexpectedly passing expected-failure entries. Exit 0.
-	VerdictCertified = "CERTIFIED"
-	// VerdictExcused: like CERTIFIED, except that some required or
-	// recommended vectors failed as the expected-failure list says. Exit 0
-	// (CI stays green), but nothing is certified; the verdict line says how
-	// many vectors of each level were excused.
-	VerdictExcused = "PASSED_WITH_EXPECTED_FAILURES"
-	// VerdictPartial: a --filter run, or one shard of a run, without
-	// failures in which at least one required or recommended vector passed.
-	// Exit 0; certifies nothing.
-	VerdictPartial = "PASSED_PARTIAL"
-	// VerdictNotCertified: a required or recommended vector failed, an
-	// expected failure passed or is stale, or the preflight failed. Exit 1.
-	VerdictNotCertified = "NOT_CERTIFIED"
-	// VerdictNothingPassed: no required or recommended vector ran and
-	// passed (all excused, none selected, or none run), so the run shows
-	// nothing; never a pass. Exit 1.
-	VerdictNothingPassed = "NOTHING_PASSED"
-	// VerdictInvalidInput: a vector or golden file is invalid. Exit 2.
-	VerdictInvalidInput = "INVALID_SUITE_INPUT"
-	// VerdictInterrupted: the run was cancelled. Exit 130.
-	VerdictInterrupted = "INTERRUPTED"
-)
-
-// ExitCode returns the process exit status for the report: 0 pass
-// (CERTIFIED, PASSED_WITH_EXPECTED_FAILURES, PASSED_PARTIAL), 1 failures,
-// a failed preflight, or nothing passed (NOT_CERTIFIED, NOTHING_PASSED), 2
-// invalid suite input (a Problem or an INVALID result), 130 interrupted.
-func (r *Report) ExitCode() int {
-	switch {
-	case r.Interrupted:
-		return 130
-	case len(r.Problems) > 0 || r.Summary.Invalid > 0:
-		return 2
-	case r.Preflight != nil || r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
-		return 1
-	case r.Summary.Required.Passed+r.Summary.Recommended.Passed == 0:
-		return 1
-	}
-	return 0
-}
-
-// ComputeVerdict returns the verdict that follows from the counts, the exit
-// code, Partial and Shard (what Report.Verdict holds after Run).
-func (r *Report) ComputeVerdict() string {
-	switch r.ExitCode() {
-	case 1:
-		c := r.Summary
-		if r.Preflight == nil && c.Failed == 0 && c.XPass == 0 && len(r.Stale) == 0 {
-			return VerdictNothingPassed
-		}
-		return VerdictNotCertified
-	case 2:
-		return VerdictInvalidInput
-	case 130:
-		return VerdictInterrupted
-	}
-	switch {
-	case r.Partial || r.Shard != nil:
-		return VerdictPartial
-	case r.Summary.Excused() > 0:
-		return VerdictExcused
-	}
-	return VerdictCertified
-}
-
-// Recount fills Summary and Verdict from Results, Problems, Stale,
-// Preflight, Interrupted and Partial (Run calls it; so does anything that
-// builds or merges a report).
-func (r *Report) Recount() {
-	// A Problem (a vector file that does not load or fails its digest) is
-	// counted as one INVALID vector more: it could not run.
-	c := Counts{Total: len(r.Results) + len(r.Problems), Invalid: len(r.Problems)}
-	for _, res := range r.Results {
-		lc := &c.Required
-		switch res.Level {
-		case "recommended":
-			lc = &c.Recommended
-		case "informational":
-			lc = &c.InformationalLevel
-		}
-		lc.Total++
-		switch res.Parity {
-		case ParityExact:
-			c.ParityExact++
-		case ParityDiffers:
-			c.ParityDiffers++
-		}
-		switch {
-		case res.Status == NotRun:
-			c.NotRun++
-			lc.NotRun++
-		case res.Status == Invalid:
-			c.Invalid++
-			lc.Invalid++
-		case res.Status == XFail:
-			c.XFail++
-			lc.XFail++
-		case res.Status == XPass:
-			c.XPass++
-			lc.XPass++
-		case res.Level == "informational":
-			c.Informational++
-			if res.Status == Pass {
-				lc.Passed++
-			} else {
-				lc.Failed++
-			}
-		case res.Status == Pass:
-			c.Passed++
-			lc.Passed++
-		default:
-			c.Failed++
-			lc.Failed++
-		}
-	}
-	r.Summary = c
-	r.Verdict = r.ComputeVerdict()
-}
+// Repro returns the conform arguments that rerun vector id of a run made
+// with invocation (see [result.Repro]).
+func Repro(invocation []string, id string) []string { return result.Repro(invocation, id) }

@@ -692,7 +692,7 @@ func keepResult(r Result, v suite.Ref) resultSlot {
 	e := r.Exit
 	if r.Status == Pass && r.Parity == ParityExact && r.ID == v.ID && r.Level == v.Level && r.Path == v.Path &&
 		len(r.Differences) == 0 && r.Reason == "" && r.Expected == "" && r.Actual == "" &&
-		r.Stderr == "" && r.summary == nil && e != nil && e.Signal == "" && e.Stopped == "" && e.Code == int(int32(e.Code)) {
+		r.Stderr == "" && r.Canonical == nil && e != nil && e.Signal == "" && e.Stopped == "" && e.Code == int(int32(e.Code)) {
 		s := resultSlot{ms: r.DurationMS, code: int32(e.Code), plain: true}
 		if len(r.Findings) > 0 {
 			notes := r.Findings
@@ -701,7 +701,7 @@ func keepResult(r Result, v suite.Ref) resultSlot {
 		return s
 	}
 	if r.Status == NotRun && r.ID == v.ID && r.Level == v.Level && r.Path == v.Path && len(r.Findings) == 0 &&
-		r.Reason == "" && r.Exit == nil && r.DurationMS == 0 && r.Parity == "" && r.summary == nil && r.Stderr == "" &&
+		r.Reason == "" && r.Exit == nil && r.DurationMS == 0 && r.Parity == "" && r.Canonical == nil && r.Stderr == "" &&
 		r.Expected == "" && r.Actual == "" && len(r.Differences) == 0 {
 		return resultSlot{}
 	}
@@ -765,10 +765,10 @@ func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome
 	}
 	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), l.conf, p.cfg.Exact)
 	if p.cfg.Record != nil && res.Status != NotRun {
-		p.cfg.Record(res, res.summary)
+		p.cfg.Record(res, res.Canonical)
 	}
 	if !p.cfg.keepSummaries {
-		res.summary = nil
+		res.Canonical = nil
 	}
 	return res, out, nil
 }

@@ -96,7 +96,7 @@ func (o *outcome) add(code string, st Status, format string, args ...any) {
 func (o *outcome) drop(n int, st Status) {
 	o.dropped += n
 	// The verdict still counts: keep the most severe status seen.
-	if severity[st] > severity[o.droppedStatus] {
+	if Severity(st) > Severity(o.droppedStatus) {
 		o.droppedStatus = st
 	}
 }
@@ -116,7 +116,7 @@ func (o *outcome) close() {
 // (GOLDEN_MISMATCH); otherwise only normative differences do, each a finding
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
 func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
-	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), summary: o.summary,
+	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), Canonical: o.summary,
 		GoldenPath: goldenPath}
 	if full := o.vector; full != nil {
 		// The run's vector list holds ids and levels; the text is in the
@@ -161,7 +161,7 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 	}
 	r.Status = Pass
 	for _, f := range r.Findings {
-		if severity[f.Status] > severity[r.Status] {
+		if Severity(f.Status) > Severity(r.Status) {
 			r.Status = f.Status
 		}
 	}

@@ -41,7 +41,7 @@ func TestResultSlots(t *testing.T) {
 		{"stopped", with(func(r *Result) { r.Exit = &proc.Exit{Code: -1, Signal: "SIGTERM", Stopped: "SIGTERM"} }), false},
 		{"no exit", with(func(r *Result) { r.Exit = nil }), false},
 		{"huge exit code", with(func(r *Result) { r.Exit = &proc.Exit{Code: 1 << 40} }), false},
-		{"summary kept", with(func(r *Result) { r.summary = []byte("{}") }), false},
+		{"summary kept", with(func(r *Result) { r.Canonical = []byte("{}") }), false},
 		{"reason", with(func(r *Result) { r.Reason = "x" }), false},
 		{"a failing finding", with(func(r *Result) {
 			r.Status = ProtocolError

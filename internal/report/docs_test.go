@@ -21,14 +21,16 @@ import (
 // comparison can report has its own section in docs/findings.md, whose
 // anchor is the one report.DocLink prints, and the document has no section
 // for a code that does not exist. The codes are read from the source
-// (runner's Finding* constants, compare's difference kinds), so a new code
+// (the Finding* constants of runner and internal/result, compare's difference kinds), so a new code
 // without documentation fails here.
 func TestFindingsDocCoversEveryCode(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
 	codes := map[string]bool{}
-	for _, c := range constants(t, filepath.Join(root, "runner"), "Finding") {
-		codes[c] = true
+	for _, dir := range []string{"runner", filepath.Join("internal", "result")} {
+		for _, c := range constants(t, filepath.Join(root, dir), "Finding") {
+			codes[c] = true
+		}
 	}
 	for _, c := range constants(t, filepath.Join(root, "internal", "compare"), "") {
 		codes[c] = true

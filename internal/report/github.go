@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // GitHubOptions tunes the GitHub Actions printers.
@@ -42,7 +42,7 @@ const maxAnnotations = 50
 // vector annotations are written; a last one says how many were left out.
 // Message and property values are escaped as GitHub's toolkit does
 // (% CR LF, and : , in properties) after control characters are replaced.
-func GitHub(w io.Writer, r *runner.Report, verbose bool, opt GitHubOptions) error {
+func GitHub(w io.Writer, r *result.Report, verbose bool, opt GitHubOptions) error {
 	ew := &errWriter{w: w}
 	token := opt.StopToken
 	if token == "" {
@@ -57,11 +57,11 @@ func GitHub(w io.Writer, r *runner.Report, verbose bool, opt GitHubOptions) erro
 	for _, res := range r.Results {
 		level := ""
 		switch {
-		case res.Status == runner.NotRun:
+		case res.Status == result.NotRun:
 			continue // the interruption or the preflight says why
 		case res.Failed():
 			level = "error"
-		case res.Status == runner.XFail:
+		case res.Status == result.XFail:
 			level = "notice"
 		default:
 			continue
@@ -88,7 +88,7 @@ func GitHub(w io.Writer, r *runner.Report, verbose bool, opt GitHubOptions) erro
 			fmt.Sprintf("the expected-failure entry %q names no vector that can fail (unknown or informational): remove it from the list", id))
 	}
 	if r.Interrupted {
-		workflowCommand(ew, "error", "", runner.VerdictInterrupted, fmt.Sprintf("the run was interrupted: %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total))
+		workflowCommand(ew, "error", "", result.VerdictInterrupted, fmt.Sprintf("the run was interrupted: %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total))
 	}
 	level := "notice"
 	if r.ExitCode() != 0 {
@@ -104,7 +104,7 @@ func GitHub(w io.Writer, r *runner.Report, verbose bool, opt GitHubOptions) erro
 // the message names the groups of implementations), an ::error for each
 // implementation whose own run fails, and the gate's outcome (::notice
 // PARITY, ::error NO PARITY).
-func ParityGitHub(w io.Writer, pr *runner.ParityReport, opt GitHubOptions) error {
+func ParityGitHub(w io.Writer, pr *result.ParityReport, opt GitHubOptions) error {
 	ew := &errWriter{w: w}
 	token := opt.StopToken
 	if token == "" {
@@ -145,7 +145,7 @@ func ParityGitHub(w io.Writer, pr *runner.ParityReport, opt GitHubOptions) error
 // parity, and a table of the vectors that did not pass (status, vector,
 // level, the finding that decided; at most 200 rows). IUT text is escaped
 // so that it renders as text.
-func GitHubSummary(w io.Writer, r *runner.Report) error {
+func GitHubSummary(w io.Writer, r *result.Report) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "### conform: %s\n\n", mdCell(VerdictLine(r)))
 	fmt.Fprintf(ew, "`%s` v%d, %s role, suite digest `%s`", mdCode(r.Suite.Name), r.Suite.Version, mdCell(r.Suite.Role), mdCode(r.Suite.Digest))
@@ -159,7 +159,7 @@ func GitHubSummary(w io.Writer, r *runner.Report) error {
 	c := r.Summary
 	for _, l := range []struct {
 		name string
-		lc   runner.LevelCounts
+		lc   result.LevelCounts
 	}{{"required", c.Required}, {"recommended", c.Recommended}, {"informational", c.InformationalLevel}} {
 		if l.lc.Total == 0 {
 			continue
@@ -169,9 +169,9 @@ func GitHubSummary(w io.Writer, r *runner.Report) error {
 	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
 		fmt.Fprintf(ew, "\nExact parity: %d of %d vectors byte-identical with their golden files.\n", c.ParityExact, ran)
 	}
-	var rows []runner.Result
+	var rows []result.Result
 	for _, res := range r.Results {
-		if res.Status != runner.Pass && res.Status != runner.NotRun {
+		if res.Status != result.Pass && res.Status != result.NotRun {
 			rows = append(rows, res)
 		}
 	}
@@ -198,7 +198,7 @@ func GitHubSummary(w io.Writer, r *runner.Report) error {
 // ParityGitHubSummary writes a parity run as Markdown for the step
 // summary: the gate, each implementation's verdict and counts, and the
 // rows that fail the gate with their groups (at most 200).
-func ParityGitHubSummary(w io.Writer, pr *runner.ParityReport) error {
+func ParityGitHubSummary(w io.Writer, pr *result.ParityReport) error {
 	ew := &errWriter{w: w}
 	gate := "PARITY"
 	if !pr.Passed {
@@ -231,7 +231,7 @@ func ParityGitHubSummary(w io.Writer, pr *runner.ParityReport) error {
 }
 
 // parityRow names a row's groups: "= golden: a, b | c".
-func parityRow(v runner.ParityVector) string {
+func parityRow(v result.ParityVector) string {
 	var groups []string
 	for _, g := range v.Groups {
 		label := ""
@@ -242,7 +242,7 @@ func parityRow(v runner.ParityVector) string {
 	}
 	var notRun []string
 	for name, st := range v.Statuses {
-		if st == runner.NotRun || st == runner.Invalid || st == "" {
+		if st == result.NotRun || st == result.Invalid || st == "" {
 			notRun = append(notRun, name+" "+short(st))
 		}
 	}
@@ -257,7 +257,7 @@ func parityRow(v runner.ParityVector) string {
 }
 
 // parityPath is the vector file of row, from the first report that has it.
-func parityPath(pr *runner.ParityReport, row int) string {
+func parityPath(pr *result.ParityReport, row int) string {
 	for _, rep := range pr.Reports {
 		if row < len(rep.Results) && rep.Results[row].Path != "" {
 			return rep.Results[row].Path
@@ -268,7 +268,7 @@ func parityPath(pr *runner.ParityReport, row int) string {
 
 // annotation is the message of a vector's annotation: its findings, then
 // its differences from the golden summary, cut at 4 KiB.
-func annotation(res runner.Result) string {
+func annotation(res result.Result) string {
 	var b strings.Builder
 	h := headline(res)
 	if h != nil {
@@ -302,7 +302,7 @@ func vectorFile(root, p string) string {
 }
 
 // verdictOf is r's verdict word.
-func verdictOf(r *runner.Report) string {
+func verdictOf(r *result.Report) string {
 	if r.Verdict != "" {
 		return r.Verdict
 	}

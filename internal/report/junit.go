@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // The JUnit XML written here is valid against both the Jenkins xUnit
@@ -79,12 +79,12 @@ type junitText struct {
 // INTERRUPTED; a preflight that failed outside the selection is a case of
 // its own; and a run that exits non-zero with none of these gets one
 // <error> case named "verdict". So failures + errors is non-zero exactly
-// when the run's exit status is ([runner.Report.ExitCode]).
+// when the run's exit status is ([result.Report.ExitCode]).
 //
 // The suite's time is the run's wall time (Report.ElapsedMS, seconds with
 // three decimals), its timestamp Report.Started (RFC 3339, UTC; absent
 // when unknown); each case's time is its vector's.
-func JUnit(w io.Writer, r *runner.Report) error {
+func JUnit(w io.Writer, r *result.Report) error {
 	s := junitSuiteOf(r)
 	doc := junitSuites{Name: r.Suite.Name, Time: s.Time, Tests: s.Tests, Failures: s.Failures, Errors: s.Errors, Suites: []junitSuite{s}}
 	return writeJUnit(w, doc)
@@ -105,7 +105,7 @@ func writeJUnit(w io.Writer, doc junitSuites) error {
 }
 
 // junitSuiteOf builds the testsuite element of one report.
-func junitSuiteOf(r *runner.Report) junitSuite {
+func junitSuiteOf(r *result.Report) junitSuite {
 	class := fmt.Sprintf("conform.v%d.%s", r.Suite.Version, r.Suite.Role)
 	verdict := verdictOf(r)
 	s := junitSuite{Name: r.Implementation.Name, Time: seconds(r.ElapsedMS),
@@ -167,7 +167,7 @@ func junitSuiteOf(r *runner.Report) junitSuite {
 	}
 	if r.Interrupted {
 		add(junitCase{Name: "interrupted", Classname: class + ".run", Time: seconds(0),
-			Error: &junitMessage{Type: runner.VerdictInterrupted, Message: fmt.Sprintf("the run was interrupted (SIGINT or SIGTERM): %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total)}})
+			Error: &junitMessage{Type: result.VerdictInterrupted, Message: fmt.Sprintf("the run was interrupted (SIGINT or SIGTERM): %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total)}})
 	}
 	if r.ExitCode() != 0 && s.Failures+s.Errors == 0 {
 		add(junitCase{Name: "verdict", Classname: class + ".run", Time: seconds(0),
@@ -178,20 +178,20 @@ func junitSuiteOf(r *runner.Report) junitSuite {
 
 // junitCaseOf maps one result to its test case; notRun is the text of a
 // NOT_RUN result's <skipped>.
-func junitCaseOf(res runner.Result, class, notRun string) junitCase {
+func junitCaseOf(res result.Result, class, notRun string) junitCase {
 	c := junitCase{Name: res.ID, Classname: class, Time: seconds(res.DurationMS)}
 	body := details(res)
 	switch {
-	case res.Status == runner.Pass:
-	case res.Status == runner.XFail:
+	case res.Status == result.Pass:
+	case res.Status == result.XFail:
 		c.Skipped = &junitText{Body: sanitize("expected failure: " + res.Reason)}
 		c.SystemOut = body
-	case res.Status == runner.NotRun:
+	case res.Status == result.NotRun:
 		c.Skipped = &junitText{Body: notRun}
 	case !res.Failed():
 		c.Skipped = &junitText{Body: fmt.Sprintf("informational: %s", res.Status)}
 		c.SystemOut = body
-	case res.Status == runner.Crash || res.Status == runner.Timeout || res.Status == runner.Invalid:
+	case res.Status == result.Crash || res.Status == result.Timeout || res.Status == result.Invalid:
 		c.Error = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
 	default:
 		c.Failure = &junitMessage{Message: summaryLine(res), Type: string(res.Status), Body: body}
@@ -205,7 +205,7 @@ func junitCaseOf(res runner.Result, class, notRun string) junitCase {
 // summaryLine is a failure's headline: the first finding that carries the
 // result's status (the cause), else the first that carries any status, else
 // the status itself; notes such as HOST_SENT never head a failure.
-func summaryLine(res runner.Result) string {
+func summaryLine(res result.Result) string {
 	f := headline(res)
 	if f == nil {
 		return string(res.Status)
@@ -213,8 +213,8 @@ func summaryLine(res runner.Result) string {
 	return sanitize(f.Code + ": " + f.Message)
 }
 
-func headline(res runner.Result) *runner.Finding {
-	var any *runner.Finding
+func headline(res result.Result) *result.Finding {
+	var any *result.Finding
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		if f.Status == res.Status {
@@ -224,13 +224,13 @@ func headline(res runner.Result) *runner.Finding {
 			any = f
 		}
 	}
-	if any == nil && len(res.Findings) > 0 && res.Status == runner.XFail {
+	if any == nil && len(res.Findings) > 0 && res.Status == result.XFail {
 		return &res.Findings[len(res.Findings)-1]
 	}
 	return any
 }
 
-func details(res runner.Result) string {
+func details(res result.Result) string {
 	var b strings.Builder
 	for _, f := range res.Findings {
 		fmt.Fprintf(&b, "%s: %s\n", f.Code, f.Message)

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // Bounds of what the matrix printers show of one cell (the JSON form keeps
@@ -25,7 +25,7 @@ const (
 // every string that came from a report made inert ([inert]) and the
 // details of every cell that is not PASS with exact parity, numbered.
 type matrixView struct {
-	Suite           runner.MatrixSuite
+	Suite           result.MatrixSuite
 	Implementations []implView
 	Sections        []sectionView
 	// Details counts every detail entry of all sections.
@@ -80,8 +80,8 @@ type detailView struct {
 
 // newMatrixView prepares m for display. Detail entries are numbered from 1
 // over the whole matrix, in section, row, column order.
-func newMatrixView(m *runner.Matrix) matrixView {
-	v := matrixView{Suite: runner.MatrixSuite{Name: inert(m.Suite.Name), Digest: inert(m.Suite.Digest)}}
+func newMatrixView(m *result.Matrix) matrixView {
+	v := matrixView{Suite: result.MatrixSuite{Name: inert(m.Suite.Name), Digest: inert(m.Suite.Digest)}}
 	for _, impl := range m.Implementations {
 		iv := implView{Name: inert(impl.Name), Implementation: inert(impl.Implementation)}
 		for _, sec := range m.Sections {
@@ -107,7 +107,7 @@ func newMatrixView(m *runner.Matrix) matrixView {
 				if c.Status == "" {
 					cv.Status, cv.Class = "", "st-none"
 				}
-				if !c.Passed() && c.Status != runner.NotRun && c.Status != "" {
+				if !c.Passed() && c.Status != result.NotRun && c.Status != "" {
 					v.Details++
 					cv.Detail = v.Details
 					sv.Details = append(sv.Details, detailViewOf(v.Details, row, sec.Columns[i].Name, c))
@@ -121,7 +121,7 @@ func newMatrixView(m *runner.Matrix) matrixView {
 	return v
 }
 
-func columnViewOf(c runner.MatrixColumn) columnView {
+func columnViewOf(c result.MatrixColumn) columnView {
 	s := c.Summary
 	cv := columnView{
 		Name: inert(c.Name), Verdict: c.Verdict, Invocation: inert(shellQuote(append([]string{"conform"}, c.Invocation...))),
@@ -154,7 +154,7 @@ func columnViewOf(c runner.MatrixColumn) columnView {
 	return cv
 }
 
-func detailViewOf(n int, row runner.MatrixRow, name string, c runner.MatrixCell) detailView {
+func detailViewOf(n int, row result.MatrixRow, name string, c result.MatrixCell) detailView {
 	d := detailView{N: n, Vector: inert(row.ID), Level: inert(row.Level), Name: inert(name), Status: string(c.Status), Parity: c.Parity,
 		Reason: inert(clipText(c.Reason)), Repro: inert(shellQuote(c.Repro))}
 	for _, f := range c.Findings {
@@ -172,15 +172,15 @@ func detailViewOf(n int, row runner.MatrixRow, name string, c runner.MatrixCell)
 
 // statusClass returns the CSS class of a status; the set is fixed, so no
 // report text ever reaches a class attribute.
-func statusClass(s runner.Status) string {
+func statusClass(s result.Status) string {
 	switch s {
-	case runner.Pass:
+	case result.Pass:
 		return "st-pass"
-	case runner.XFail:
+	case result.XFail:
 		return "st-xfail"
-	case runner.NotRun:
+	case result.NotRun:
 		return "st-notrun"
-	case runner.Fail, runner.SchemaViolation, runner.ProtocolError, runner.Timeout, runner.Crash, runner.XPass, runner.Invalid:
+	case result.Fail, result.SchemaViolation, result.ProtocolError, result.Timeout, result.Crash, result.XPass, result.Invalid:
 		return "st-fail"
 	}
 	return "st-other"

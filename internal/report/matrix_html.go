@@ -4,7 +4,7 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // MatrixHTML writes m as one self-contained HTML page: inline CSS, no
@@ -17,7 +17,7 @@ import (
 // verdicts, and a numbered list of details with the decisive findings,
 // differences and a repro command for every cell that is not PASS with
 // exact parity.
-func MatrixHTML(w io.Writer, m *runner.Matrix) error {
+func MatrixHTML(w io.Writer, m *result.Matrix) error {
 	return matrixHTML.Execute(w, newMatrixView(m))
 }
 

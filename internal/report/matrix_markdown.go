@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // MatrixMarkdown writes m as GitHub-flavoured Markdown, for a pull request,
@@ -20,9 +20,9 @@ import (
 // outside tables: HTML, emphasis, links and @mentions do nothing inside one,
 // its backtick fence is longer than any backtick run of the text, and
 // [inert] has spelled newlines, control and bidi characters as visible
-// escapes first. Tables hold only names [runner.BuildMatrix] checked, vector
+// escapes first. Tables hold only names [result.BuildMatrix] checked, vector
 // ids (schema-checked), and the kit's own words.
-func MatrixMarkdown(w io.Writer, m *runner.Matrix) error {
+func MatrixMarkdown(w io.Writer, m *result.Matrix) error {
 	v := newMatrixView(m)
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# conform certification matrix\n\n")
@@ -102,9 +102,9 @@ func matrixCell(c cellView) string {
 		return "—"
 	}
 	switch c.Parity {
-	case runner.ParityDiffers:
+	case result.ParityDiffers:
 		s += " **differs**"
-	case runner.ParityExact:
+	case result.ParityExact:
 		s += " exact"
 	}
 	return s
@@ -117,7 +117,7 @@ func matrixCell(c cellView) string {
 // when it starts or ends with a backtick or a space (CommonMark strips one
 // of each). "" is written as nothing. Not for table cells: GFM splits a row
 // at "|" before it reads code spans, and implementations disagree on "\\|";
-// the matrix puts only names it has checked ([runner.BuildMatrix]), vector
+// the matrix puts only names it has checked ([result.BuildMatrix]), vector
 // ids and its own words in tables.
 func matrixCode(s string) string {
 	if s == "" {

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // ParityText writes the parity matrix (vectors by implementations), then for
 // each vector where the implementations do not all write the golden bytes:
 // which implementations form each group and a diff of each group against the
 // golden bytes, then the gate verdict.
-func ParityText(w io.Writer, pr *runner.ParityReport) error {
+func ParityText(w io.Writer, pr *result.ParityReport) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "suite   %s v%d (%s role)\ndigest  %s\n\n", pr.Suite.Name, pr.Suite.Version, pr.Suite.Role, pr.Suite.Digest)
 	names := make([]string, len(pr.Implementations))
@@ -83,7 +83,7 @@ func ParityText(w io.Writer, pr *runner.ParityReport) error {
 	return ew.err
 }
 
-func short(s runner.Status) string {
+func short(s result.Status) string {
 	if s == "" {
 		return "-"
 	}
@@ -91,7 +91,7 @@ func short(s runner.Status) string {
 }
 
 // ParityJSON writes the parity report as indented JSON.
-func ParityJSON(w io.Writer, pr *runner.ParityReport) error {
+func ParityJSON(w io.Writer, pr *result.ParityReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(pr)
@@ -101,7 +101,7 @@ func ParityJSON(w io.Writer, pr *runner.ParityReport) error {
 // a "parity" testsuite with one testcase per vector that fails when the row
 // fails the gate, its message naming the groups. The document's time is the
 // longest implementation run's wall time (they run at once).
-func ParityJUnit(w io.Writer, pr *runner.ParityReport) error {
+func ParityJUnit(w io.Writer, pr *result.ParityReport) error {
 	doc := junitSuites{Name: pr.Suite.Name}
 	for _, rep := range pr.Reports {
 		s := junitSuiteOf(rep)
@@ -147,7 +147,7 @@ func ParityJUnit(w io.Writer, pr *runner.ParityReport) error {
 }
 
 // parityGate is the gate's one-word outcome: PARITY or NO_PARITY.
-func parityGate(pr *runner.ParityReport) string {
+func parityGate(pr *result.ParityReport) string {
 	if pr.Passed {
 		return "PARITY"
 	}

@@ -1,4 +1,4 @@
-// Package report prints a runner.Report: text for people, JSON
+// Package report prints a result.Report: text for people, JSON
 // (schemas/report.schema.json) and JUnit XML for CI systems. Every printer
 // escapes what the IUT wrote: text output quotes it, JSON and XML encoders
 // escape it, so IUT output can never inject markup or terminal controls.
@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/conform-kit/conform/internal/compare"
-	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/internal/result"
 )
 
 // Text writes a human report: a header with the suite digest and the IUT,
@@ -20,7 +20,7 @@ import (
 // in JSON, the stderr tail), the counts per level, exact parity, and the
 // verdict line. With verbose, passing vectors with notes (PARITY_DIFFERS,
 // IUT_LINGERED) get their details too.
-func Text(w io.Writer, r *runner.Report, verbose bool) error {
+func Text(w io.Writer, r *result.Report, verbose bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "suite   %s v%d (%s role)\n", r.Suite.Name, r.Suite.Version, r.Suite.Role)
 	fmt.Fprintf(ew, "digest  %s\n", r.Suite.Digest)
@@ -29,18 +29,18 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		Line(ew, res)
 	}
 	for _, res := range r.Results {
-		if res.Status == runner.NotRun || (res.Status == runner.Pass && (!verbose || len(res.Findings) == 0)) {
+		if res.Status == result.NotRun || (res.Status == result.Pass && (!verbose || len(res.Findings) == 0)) {
 			continue
 		}
 		fmt.Fprintf(ew, "\n--- %s %s (%s)\n", res.Status, res.ID, res.Level)
 		if res.Reason != "" {
 			fmt.Fprintf(ew, "    reason: %s\n", res.Reason)
 		}
-		failing := res.Status != runner.Pass && res.Status != runner.XFail
+		failing := res.Status != result.Pass && res.Status != result.XFail
 		if failing {
 			vectorLines(ew, res)
 		}
-		showDiffs := len(res.Differences) > 0 && (res.Status != runner.XFail || verbose)
+		showDiffs := len(res.Differences) > 0 && (res.Status != result.XFail || verbose)
 		for _, f := range res.Findings {
 			if showDiffs && isDifference(f.Code) {
 				continue // listed once, below, with the allowed ones
@@ -50,7 +50,7 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 		if showDiffs {
 			differences(ew, res, verbose)
 		}
-		if res.Stderr != "" && res.Status != runner.XFail {
+		if res.Stderr != "" && res.Status != result.XFail {
 			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
 		}
 		if see := docLinks(res); failing && see != "" {
@@ -80,9 +80,9 @@ func Text(w io.Writer, r *runner.Report, verbose bool) error {
 // Summary writes the counts: one line per level (required and recommended
 // decide certification; informational never does), exact parity, and suite
 // input problems.
-func Summary(w io.Writer, r *runner.Report) {
+func Summary(w io.Writer, r *result.Report) {
 	c := r.Summary
-	level := func(name string, l runner.LevelCounts) {
+	level := func(name string, l result.LevelCounts) {
 		if l.Total == 0 {
 			return
 		}
@@ -119,13 +119,13 @@ func Summary(w io.Writer, r *runner.Report) {
 // isDifference reports a finding code that restates a difference from the
 // golden summary (a normative difference's kind, or the PARITY_DIFFERS note).
 func isDifference(code string) bool {
-	return code == runner.FindingParityDiffers || compare.IsKind(code)
+	return code == result.FindingParityDiffers || compare.IsKind(code)
 }
 
 // differences lists a result's differences from its golden summary: every
 // one with verbose, else those that fail conformance and a count of the
 // allowed ones (which only exact parity minds).
-func differences(w io.Writer, res runner.Result, verbose bool) {
+func differences(w io.Writer, res result.Result, verbose bool) {
 	normative := compare.Normative(res.Differences)
 	allowed := len(res.Differences) - len(normative)
 	golden := "the golden summary"
@@ -152,7 +152,7 @@ func differences(w io.Writer, res runner.Result, verbose bool) {
 
 // vectorLines says what a failing vector checks and where the rule comes
 // from: its file, description and source.
-func vectorLines(w io.Writer, res runner.Result) {
+func vectorLines(w io.Writer, res result.Result) {
 	if res.Path == "" {
 		return
 	}
@@ -179,7 +179,7 @@ func DocLink(code string) string { return FindingsDoc + "#" + strings.ToLower(co
 // docLinks lists, once each, the sections that explain a failing result:
 // its findings that decide a status and the kinds of its differences that
 // fail conformance.
-func docLinks(res runner.Result) string {
+func docLinks(res result.Result) string {
 	var codes []string
 	add := func(c string) {
 		for _, x := range codes {
@@ -190,7 +190,7 @@ func docLinks(res runner.Result) string {
 		codes = append(codes, c)
 	}
 	for _, f := range res.Findings {
-		if f.Status != "" && f.Status != runner.Invalid {
+		if f.Status != "" && f.Status != result.Invalid {
 			add(f.Code)
 		}
 	}
@@ -207,20 +207,20 @@ func docLinks(res runner.Result) string {
 // VerdictLine is the last line of a text report: the verdict, the IUT, the
 // suite and its digest. A filtered run says how many vectors it ran, a
 // shard which shard it is, a merged report how many shards it merged.
-func VerdictLine(r *runner.Report) string {
+func VerdictLine(r *result.Report) string {
 	v := verdictOf(r)
 	verdict := strings.ReplaceAll(v, "_", " ")
 	c := r.Summary
 	switch v {
-	case runner.VerdictExcused:
+	case result.VerdictExcused:
 		verdict += fmt.Sprintf(" (not certified: %s excused by the expected-failure list)", excused(c))
-	case runner.VerdictNothingPassed:
+	case result.VerdictNothingPassed:
 		verdict += " (no required or recommended vector ran and passed"
 		if c.Excused() > 0 {
 			verdict += "; " + excused(c) + " excused by the expected-failure list"
 		}
 		verdict += ")"
-	case runner.VerdictPartial:
+	case result.VerdictPartial:
 		if c.Excused() > 0 {
 			verdict += fmt.Sprintf(" (%s excused)", excused(c))
 		}
@@ -246,7 +246,7 @@ func VerdictLine(r *runner.Report) string {
 }
 
 // excused renders "2 required and 1 recommended vectors".
-func excused(c runner.Counts) string {
+func excused(c result.Counts) string {
 	return fmt.Sprintf("%d required and %d recommended %s", c.Required.XFail, c.Recommended.XFail, plural(c.Excused(), "vector", "vectors"))
 }
 
@@ -258,7 +258,7 @@ func plural(n int, one, many string) string {
 }
 
 // Line writes the one-line form of a result: status, id, level, time.
-func Line(w io.Writer, res runner.Result) {
+func Line(w io.Writer, res result.Result) {
 	lvl := ""
 	if res.Level != "required" {
 		lvl = " [" + res.Level + "]"
