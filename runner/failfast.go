@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -39,7 +38,7 @@ const probeScan = 50
 
 // failFast runs the probe vectors first: up to two required or
 // recommended vectors that wait for replies with stdin open, the second
-// with another first request subtype when one is found among the first
+// with another first request method when one is found among the first
 // vectors, so that an IUT that only lacks one feature is not taken for a
 // dead one. When the IUT is dead or silent on every probe (it wrote no
 // line, answered nothing, and crashed, hung or closed stdout), stop is the
@@ -135,7 +134,7 @@ func (p *plan) probes() []int {
 		if err != nil || len(l.v.Expect.Replies) == 0 || l.v.Expect.Exit != "" {
 			continue
 		}
-		sub := firstSubtype(l.lines)
+		sub := p.firstMethod(l.lines)
 		switch {
 		case len(out) == 0:
 			out, first = append(out, i), sub
@@ -151,25 +150,16 @@ func (p *plan) probes() []int {
 	return out
 }
 
-// firstSubtype is the subtype of the first control_request among the send
-// lines, or "". A generated line is scanned as a stream, never built.
-func firstSubtype(lines []sendLine) string {
+// firstMethod is the method of the first request among the send lines,
+// or "". A generated line is scanned as a stream, never built.
+func (p *plan) firstMethod(lines []sendLine) string {
 	for _, ln := range lines {
-		if len(ln) > 1 {
-			if _, sub, ok := scanRequest(ln); ok {
-				return sub
-			}
+		v, ok := sentValue(ln, p.env.Locations())
+		if !ok {
 			continue
 		}
-		b := ln[0]
-		var f struct {
-			Type    string `json:"type"`
-			Request struct {
-				Subtype string `json:"subtype"`
-			} `json:"request"`
-		}
-		if json.Unmarshal(bytes.TrimSpace(b), &f) == nil && f.Type == "control_request" {
-			return f.Request.Subtype
+		if c := p.env.Classify(v); c != nil && c.Kind == envelope.Request {
+			return c.Method(v)
 		}
 	}
 	return ""

@@ -3,14 +3,14 @@ package runner
 import (
 	"testing"
 
-	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
 // FuzzFrame feeds arbitrary stdout lines to the frame judge of a v1 agent
-// run: it must never panic, and a line it keeps as a control frame must be
-// a JSON object whose type is a control type.
+// run: it must never panic, and a line it keeps must be a JSON object of
+// one of the envelope's frame classes.
 func FuzzFrame(f *testing.F) {
 	for _, seed := range []string{
 		`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}`,
@@ -22,29 +22,19 @@ func FuzzFrame(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s, err := suite.Load(conform.Suite(), suite.Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	cfg := Config{Suite: s, Command: []string{"unused"}}
-	cfg.defaults()
-	p, err := prepare(cfg)
-	if err != nil {
-		f.Fatal(err)
-	}
+	p := controlPlan(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		o := &outcome{}
-		sent := map[string]*request{key("req-1"): {subtype: "interrupt"}}
-		v := p.frame(o, proc.Line{Data: line, Size: len(line)}, sent)
+		s := p.begin(&loaded{v: &suite.Vector{}})
+		s.sent[envelope.Key("req-1")] = &request{method: "interrupt"}
+		v := s.frame(proc.Line{Data: line, Size: len(line)})
 		if v == nil {
 			return
 		}
-		obj, ok := v.(map[string]any)
-		if !ok {
+		if _, ok := v.(map[string]any); !ok {
 			t.Fatalf("kept a non-object frame %q", line)
 		}
-		if typ, _ := obj["type"].(string); !p.control[typ] {
-			t.Fatalf("kept a frame of type %q", typ)
+		if p.env.Classify(v) == nil {
+			t.Fatalf("kept a frame of no class: %q", line)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/suite"
 )
@@ -166,7 +167,7 @@ func WriteManifest(root string) (string, error) {
 	if err := dir.WriteFile(suite.DigestFile, suite.DigestManifest(d)); err != nil {
 		return "", err
 	}
-	s, err := suite.Load(dir, suite.Options{})
+	s, err := suite.Load(dir, suite.Options{Meta: conform.Meta()})
 	if err != nil {
 		return "", err
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/conform-kit/conform/internal/suite"
 )
 
-// BenchmarkScanRequest scans the 2 MiB generated set_model line of the
+// BenchmarkScanPointers scans the 2 MiB generated set_model line of the
 // long-line-2mib vector for its request (one op: one line).
-func BenchmarkScanRequest(b *testing.B) {
+func BenchmarkScanPointers(b *testing.B) {
+	p := controlPlan(b)
 	g := suite.SendItem{Generate: &suite.Generate{
 		Prefix: `{"type":"control_request","request_id":"big","request":{"subtype":"set_model","model":"`,
 		Repeat: "a", Count: 2 << 20, Suffix: `"}}`}}
@@ -21,7 +22,9 @@ func BenchmarkScanRequest(b *testing.B) {
 	b.SetBytes(2 << 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, sub, ok := scanRequest(pieces); !ok || sub != "set_model" {
+		sent := map[string]*request{}
+		p.track(sent, pieces)
+		if r := sent[`"big"`]; r == nil || r.method != "set_model" {
 			b.Fatal("not scanned")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -75,6 +76,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 	if len(reports) == 0 {
 		return pr, nil
 	}
+	env := mustVersion(base).Env()
 	for row, first := range reports[0].Results {
 		pv := ParityVector{ID: first.ID, Level: first.Level, Statuses: map[string]Status{}, Agree: true}
 		byBytes := map[string]*Group{}
@@ -105,6 +107,12 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			g.Golden = b == pv.Golden
 			if !g.Golden {
 				pv.Agree = false
+				if ds, err := compare.Differences(golden, []byte(b), nil, nil, env); err == nil {
+					if len(ds) > MaxDifferences {
+						ds = ds[:MaxDifferences]
+					}
+					g.Differences = boundValues(ds)
+				}
 			}
 			pv.Groups = append(pv.Groups, *g)
 		}

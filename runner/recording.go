@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/schema"
 )
@@ -62,36 +63,37 @@ type LineFinding struct {
 type RecordingStats struct {
 	// Lines is the number of lines, Frames the number of non-blank ones.
 	Lines, Frames int
-	// Control counts control frames (the version's controlTypes);
-	// Requests, Replies and Cancels count them by type.
+	// Control counts the frames of the envelope's classes; Requests,
+	// Replies and Cancels count them by kind.
 	Control, Requests, Replies, Cancels int
 	// Matched counts replies to a request pending in the recording;
-	// BodiesChecked those also checked against ReplyBySubtype (success
-	// replies to a subtype the schema lists).
+	// BodiesChecked those also checked against the replyBody schema of
+	// the request's method (success replies to a method the schema
+	// lists).
 	Matched, BodiesChecked int
 	// Failed counts findings that fail the recording (Status not empty),
 	// Notes the others.
 	Failed, Notes int
 }
 
-// ValidateRecording reads a JSONL recording of the control channel (both
+// ValidateRecording reads a JSONL recording of a protocol session (both
 // directions interleaved, one frame a line, as a harness or proxy writes
-// it) from r and checks it the way [Run] checks what an IUT writes:
+// it) from r and checks it the way [Run] checks what an IUT writes, through
+// the version's envelope:
 //
 //   - each non-blank line must be one JSON object read strictly
 //     (FRAME_NOT_JSON, FRAME_DUPLICATE_KEY, FRAME_NUMBER_INEXACT,
 //     FRAME_NOT_OBJECT, FRAME_TOO_LARGE over opt.MaxLine bytes);
-//   - frames of a pass-over type are skipped; a type that is neither pass-over
-//     nor a control type is FRAME_TYPE_UNKNOWN;
-//   - control frames must validate against the version's schema
+//   - frames a passOver rule matches are skipped; a frame of no class that
+//     no tolerate rule allows is FRAME_TYPE_UNKNOWN;
+//   - the other frames must validate against the version's schema
 //     (FRAME_SCHEMA);
-//   - every control_response is matched to the oldest pending
-//     control_request with the same request_id (canonical JSON, so "1" and
-//     1 differ) earlier in the recording, which it removes; a success reply
-//     is validated against ReplyBySubtype/<subtype of that request>
-//     (REPLY_BODY_SCHEMA), as run does. A control_cancel_request marks the
-//     pending request cancelled: it may still get its (v2: error) reply,
-//     and is not reported if it gets none.
+//   - every reply is matched to the oldest pending request with the same
+//     correlation id (canonical JSON, so "1" and 1 differ) earlier in the
+//     recording, which it removes; a success reply is validated against
+//     the replyBody schema of that request's method (REPLY_BODY_SCHEMA),
+//     as run does. A cancel marks the pending request cancelled: it may
+//     still get its reply, and is not reported if it gets none.
 //
 // A recording may start or end mid-session, so by default a reply with no
 // pending request (REPLY_UNSOLICITED: sent before the recording began, or a
@@ -122,14 +124,17 @@ type recordingCheck struct {
 	opt       RecordingOptions
 	schemaLoc string
 	root      *schema.Schema
-	bySubtype map[string]*schema.Schema
-	// subtypes maps each ReplyBySubtype name to itself, so pending
-	// requests keep the schema's copy of a subtype, not the frame's.
-	subtypes map[string]string
-	control  map[string]bool
-	passOver map[string]bool
-	pending  *pendingSet
-	tapes    sync.Pool // of *canon.Tape
+	byMethod  map[string]*schema.Schema
+	// methods maps each replyBody method name to itself, so pending
+	// requests keep the schema's copy of a method, not the frame's.
+	methods  map[string]string
+	env      *envelope.Envelope
+	passOver []envelope.Rule
+	tolerate []envelope.Rule
+	// locations are what a line's skeleton holds (see envelope.Locations).
+	locations []envelope.Location
+	pending   *pendingSet
+	tapes     sync.Pool // of *canon.Tape
 	// stats is counted by the emitting goroutine, mstats by the matcher.
 	stats, mstats RecordingStats
 	// readErr is the reader's error, set before its queues close.
@@ -150,14 +155,15 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	if err != nil {
 		return nil, err
 	}
-	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, subtypes: map[string]string{},
-		control: set(ver.ControlTypes), passOver: set(ver.PassOver), pending: newPendingSet(opt.MaxPending)}
+	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, methods: map[string]string{},
+		env: ver.Env(), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules(), pending: newPendingSet(opt.MaxPending)}
+	c.locations = c.env.Locations(c.passOver, c.tolerate)
 	c.tapes.New = func() any { return &canon.Tape{} }
-	if c.root, c.bySubtype, err = compileSchemas(s, ver); err != nil {
+	if c.root, c.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}
-	for st := range c.bySubtype {
-		c.subtypes[st] = st
+	for m := range c.byMethod {
+		c.methods[m] = m
 	}
 	return c, nil
 }
@@ -210,18 +216,18 @@ type lineResult struct {
 	findings []Finding
 	kind     frameKind
 	hasID    bool
-	key      string // canonical request_id
-	subtype  string // request: request.subtype; reply: response.subtype
+	key      string // RFC 8785 text of the correlation id
+	method   string // request: its method
 	// A success reply, kept until its body is checked: on the chunk's tape
 	// at root, or (a line the tape does not read) as frame.
 	tape  *canon.Tape
 	root  int
 	frame any
-	// body is the ReplyBySubtype schema to check frame against, set by the
+	// body is the replyBody schema to check frame against, set by the
 	// matcher, with the request it answers.
-	body       *schema.Schema
-	reqSubtype string
-	reqLine    int
+	body      *schema.Schema
+	reqMethod string
+	reqLine   int
 }
 
 func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFinding)) (RecordingStats, error) {
@@ -511,56 +517,112 @@ func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (r
 		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
 		return res, true
 	}
-	typ := ""
-	if m := tp.Member(root, "type"); m >= 0 && tp.Nodes[m].Kind == canon.String {
-		typ = tp.Nodes[m].Str
+	skel := map[string]any{}
+	for _, l := range c.locations {
+		if at := tapeAt(tp, root, l.Tokens); at >= 0 {
+			if l.Value {
+				envelope.SetAt(skel, l.Tokens, tp.Value(at))
+			} else {
+				envelope.SetAt(skel, l.Tokens, envelope.Opaque{})
+			}
+		}
 	}
-	if c.passOver[typ] {
-		return res, false
-	}
-	if !c.control[typ] {
-		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
-			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", clip(typ))})
-		return res, true
+	cls, ok := c.classify(skel, &res)
+	if !ok {
+		return res, len(res.findings) > 0
 	}
 	if !c.root.ValidTape(tp, root) {
 		res.findings = c.frameSchema(res.findings, tp.Value(root))
 	}
-	id := -1
-	switch typ {
-	case "control_request":
-		res.kind = kindRequest
-		id = tp.Member(root, "request_id")
-		if body := tp.Member(root, "request"); body >= 0 {
-			if st := tp.Member(body, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
-				res.subtype = tp.Nodes[st].Str
-			}
-		}
-	case "control_response":
-		res.kind = kindReply
-		if resp := tp.Member(root, "response"); resp >= 0 {
-			id = tp.Member(resp, "request_id")
-			if st := tp.Member(resp, "subtype"); st >= 0 && tp.Nodes[st].Kind == canon.String {
-				res.subtype = tp.Nodes[st].Str
-			}
-		}
-		if res.subtype == "success" {
-			keep = true
-			res.tape, res.root = tp, root
-		}
-	case "control_cancel_request":
-		res.kind = kindCancel
-		id = tp.Member(root, "request_id")
+	if cls == nil {
+		return res, true // tolerated
 	}
-	if id >= 0 {
-		res.hasID = true
-		if n := tp.Nodes[id]; n.Kind == canon.String && plainString(n.Str) {
-			res.key = `"` + n.Str + `"`
-		} else {
-			res.key = key(tp.Value(id))
-		}
+	if c.meta(cls, skel, &res) {
+		keep = true
+		res.tape, res.root = tp, root
 	}
 	return res, true
+}
+
+// classify returns the frame's class, or ok false for a frame passed over
+// or of no class (with its FRAME_TYPE_UNKNOWN finding in res); a tolerated
+// frame of no class is a nil class with ok true.
+func (c *recordingCheck) classify(frame any, res *lineResult) (*envelope.Class, bool) {
+	if envelope.First(c.passOver, frame) >= 0 {
+		return nil, false
+	}
+	cls := c.env.Classify(frame)
+	if cls == nil {
+		if envelope.First(c.tolerate, frame) >= 0 {
+			return nil, true
+		}
+		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
+			Message: fmt.Sprintf("the frame matches no frame class of the suite's envelope (%s) and no passOver or tolerate rule", clip(classNames(c.env)))})
+		return nil, false
+	}
+	return cls, true
+}
+
+// meta fills res's kind, id and method from the frame's class, and
+// reports whether the frame is a success reply (whose body the matcher
+// may check).
+func (c *recordingCheck) meta(cls *envelope.Class, frame any, res *lineResult) (success bool) {
+	switch cls.Kind {
+	case envelope.Request:
+		res.kind = kindRequest
+		res.method = cls.Method(frame)
+	case envelope.Reply:
+		res.kind = kindReply
+		success = cls.Outcome(frame) == envelope.Success
+	case envelope.Cancel:
+		res.kind = kindCancel
+	default:
+		return false
+	}
+	if id, ok := cls.ID(frame); ok {
+		res.hasID, res.key = true, envelope.Key(id)
+	}
+	return success
+}
+
+// tapeAt returns the node at the pointer tokens below node i of t, or -1.
+func tapeAt(t *canon.Tape, i int, tokens []string) int {
+	for _, tok := range tokens {
+		n := &t.Nodes[i]
+		switch n.Kind {
+		case canon.Object:
+			if i = t.Member(i, tok); i < 0 {
+				return -1
+			}
+		case canon.Array:
+			k, ok := arrayIndex(tok)
+			if !ok || k >= int(n.Len) {
+				return -1
+			}
+			i++
+			for range k {
+				i = int(t.Nodes[i].Next)
+			}
+		default:
+			return -1
+		}
+	}
+	return i
+}
+
+// arrayIndex reads an RFC 6901 array index (decimal, no leading zero).
+func arrayIndex(t string) (int, bool) {
+	if t == "" || len(t) > 9 || (len(t) > 1 && t[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(t[i]-'0')
+	}
+	return n, true
 }
 
 func (c *recordingCheck) frameSchema(fs []Finding, v any) []Finding {
@@ -584,38 +646,13 @@ func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
 		return res, true
 	}
-	typ, _ := obj["type"].(string)
-	if c.passOver[typ] {
-		return res, false
-	}
-	if !c.control[typ] {
-		res.findings = append(res.findings, Finding{Code: FindingFrameTypeUnknown, Status: ProtocolError,
-			Message: fmt.Sprintf("frame type %q is neither a control frame nor passed over by the suite", clip(typ))})
-		return res, true
+	cls, ok := c.classify(obj, &res)
+	if !ok {
+		return res, len(res.findings) > 0
 	}
 	res.findings = c.frameSchema(res.findings, v)
-	var id any
-	switch typ {
-	case "control_request":
-		res.kind = kindRequest
-		id, res.hasID = obj["request_id"]
-		if body, ok := obj["request"].(map[string]any); ok {
-			res.subtype, _ = body["subtype"].(string)
-		}
-	case "control_response":
-		res.kind = kindReply
-		resp, _ := obj["response"].(map[string]any)
-		id, res.hasID = resp["request_id"]
-		res.subtype, _ = resp["subtype"].(string)
-		if res.subtype == "success" {
-			res.frame = v
-		}
-	case "control_cancel_request":
-		res.kind = kindCancel
-		id, res.hasID = obj["request_id"]
-	}
-	if res.hasID {
-		res.key = idKey(id)
+	if cls != nil && c.meta(cls, obj, &res) {
+		res.frame = v
 	}
 	return res, true
 }
@@ -623,27 +660,6 @@ func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 func isBlank(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return false
-		}
-	}
-	return true
-}
-
-// idKey is key(id), the canonical JSON text of a request_id, without
-// going through the canonicalizer for the common case of a string that
-// needs no escaping. The result never shares memory with the frame.
-func idKey(id any) string {
-	if s, ok := id.(string); ok && plainString(s) {
-		return `"` + s + `"`
-	}
-	return key(id)
-}
-
-// plainString reports whether s is written as itself in RFC 8785 JSON: no
-// quote, backslash or control character.
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
 			return false
 		}
 	}
@@ -667,11 +683,11 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 			case kindRequest:
 				st.Requests++
 				if res.hasID {
-					sub, known := c.subtypes[res.subtype]
+					m, known := c.methods[res.method]
 					if !known {
-						sub = strings.Clone(res.subtype) // not the frame's memory
+						m = strings.Clone(res.method) // not the frame's memory
 					}
-					if dropped := c.pending.add(res.key, sub, res.line); dropped != nil {
+					if dropped := c.pending.add(res.key, m, res.line); dropped != nil {
 						res.findings = append(res.findings, c.missing(dropped, fmt.Sprintf("was dropped from reply matching: more than %d requests were pending", c.opt.MaxPending)))
 					}
 				}
@@ -689,14 +705,14 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 				req := c.pending.take(res.key)
 				if req == nil {
 					res.findings = append(res.findings, Finding{Code: FindingReplyUnsolicited, Status: c.windowStatus(),
-						Message: clip(fmt.Sprintf("reply to request_id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against ReplyBySubtype", res.key))})
+						Message: clip(fmt.Sprintf("reply to id %s, which no earlier line of the recording left pending (sent before the recording began, or answered already); its body was not checked against the method's reply schema", res.key))})
 					res.frame, res.tape = nil, nil
 					break
 				}
 				st.Matched++
 				if res.frame != nil || res.tape != nil {
-					if sch := c.bySubtype[req.subtype]; sch != nil {
-						res.body, res.reqSubtype, res.reqLine = sch, req.subtype, req.line
+					if sch := c.byMethod[req.method]; sch != nil {
+						res.body, res.reqMethod, res.reqLine = sch, req.method, req.line
 						needBodies = true
 						st.BodiesChecked++
 					} else {
@@ -737,12 +753,12 @@ func (c *recordingCheck) windowStatus() Status {
 }
 
 func (c *recordingCheck) missing(p *pendingReq, why string) Finding {
-	sub := p.subtype
-	if sub == "" {
-		sub = "request without a subtype"
+	m := p.method
+	if m == "" {
+		m = "request without a method"
 	}
 	return Finding{Code: FindingReplyMissing, Status: c.windowStatus(),
-		Message: clip(fmt.Sprintf("request_id %s (%s, line %d) %s", p.key, sub, p.line, why))}
+		Message: clip(fmt.Sprintf("id %s (%s, line %d) %s", p.key, m, p.line, why))}
 }
 
 // checkBodies validates the matched success replies of ch against the
@@ -763,7 +779,7 @@ func (c *recordingCheck) checkBodies(ch *chunk) {
 		}
 		for _, vi := range res.body.Validate(frame) {
 			res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
-				Message: clip(fmt.Sprintf("reply to %s (line %d): %s", res.reqSubtype, res.reqLine, vi))})
+				Message: clip(fmt.Sprintf("reply to %s (line %d): %s", res.reqMethod, res.reqLine, vi))})
 		}
 		res.frame, res.tape, res.body = nil, nil, nil
 	}
@@ -773,7 +789,7 @@ func (c *recordingCheck) checkBodies(ch *chunk) {
 // pendingReq is a request waiting for its reply.
 type pendingReq struct {
 	key        string
-	subtype    string
+	method     string
 	line       int
 	cancelled  bool
 	prev, next *pendingReq // in line order, over all keys
@@ -795,8 +811,8 @@ func newPendingSet(max int) *pendingSet {
 
 // add records a request; when that makes more than max pending, the oldest
 // is removed and returned.
-func (ps *pendingSet) add(key, subtype string, line int) *pendingReq {
-	p := &pendingReq{key: key, subtype: subtype, line: line, prev: ps.tail}
+func (ps *pendingSet) add(key, method string, line int) *pendingReq {
+	p := &pendingReq{key: key, method: method, line: line, prev: ps.tail}
 	if ps.tail != nil {
 		ps.tail.next = p
 	} else {

@@ -154,8 +154,8 @@ func TestValidateRecordingMessages(t *testing.T) {
 	_, msgs, _ := validateRec(t, 1, lines(initReq, initEmpty, allowEcho, setModelReq), runner.RecordingOptions{})
 	want := []string{
 		"reply to initialize (line 1): at /response/response: missing properties",
-		`reply to request_id "c", which no earlier line of the recording left pending`,
-		`request_id "m" (set_model, line 4) was never answered before the end of the recording`,
+		`reply to id "c", which no earlier line of the recording left pending`,
+		`id "m" (set_model, line 4) was never answered before the end of the recording`,
 	}
 	if len(msgs) != len(want) {
 		t.Fatalf("messages %q, want %d", msgs, len(want))

@@ -41,6 +41,7 @@ const (
 	FindingAwaitUnmet            = result.FindingAwaitUnmet
 	FindingBudgetExceeded        = result.FindingBudgetExceeded
 	FindingDifferencesTruncated  = result.FindingDifferencesTruncated
+	FindingExitAfterInputMissing = result.FindingExitAfterInputMissing
 	FindingExitChanged           = result.FindingExitChanged
 	FindingExitEarly             = result.FindingExitEarly
 	FindingExitMissing           = result.FindingExitMissing
@@ -54,8 +55,10 @@ const (
 	FindingFrameLimit            = result.FindingFrameLimit
 	FindingFrameNotJSON          = result.FindingFrameNotJSON
 	FindingFrameNotObject        = result.FindingFrameNotObject
+	FindingFrameOrder            = result.FindingFrameOrder
 	FindingFramePartial          = result.FindingFramePartial
 	FindingFrameSchema           = result.FindingFrameSchema
+	FindingFrameToleratedTooMany = result.FindingFrameToleratedTooMany
 	FindingFrameTooLarge         = result.FindingFrameTooLarge
 	FindingFrameTypeUnknown      = result.FindingFrameTypeUnknown
 	FindingGoldenMismatch        = result.FindingGoldenMismatch
@@ -76,6 +79,7 @@ const (
 	FindingReplyMissing          = result.FindingReplyMissing
 	FindingReplyOrder            = result.FindingReplyOrder
 	FindingReplyUnsolicited      = result.FindingReplyUnsolicited
+	FindingRequestUnanswered     = result.FindingRequestUnanswered
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass

@@ -22,8 +22,10 @@ import (
 	"sync"
 	"time"
 
+	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/proc"
@@ -49,9 +51,13 @@ type Code = kiterr.Code
 // CodeOf returns the stable code of err, or "".
 func CodeOf(err error) Code { return kiterr.CodeOf(err) }
 
-// Open loads the suite rooted at fsys and verifies MANIFEST.sha256. Errors:
+// Open loads the suite rooted at fsys and verifies MANIFEST.sha256; its
+// suite.json and vectors are validated against the kit's own meta-schemas
+// (served by this package, not read from the suite). Errors:
 // SUITE_NOT_FOUND, SUITE_INVALID, SCHEMA_INVALID, SUITE_DIGEST_MISMATCH.
-func Open(fsys fs.FS) (*Suite, error) { return suite.Load(fsys, suite.Options{}) }
+func Open(fsys fs.FS) (*Suite, error) {
+	return suite.Load(fsys, suite.Options{Meta: conform.Meta()})
+}
 
 // Defaults for [Config] fields left zero.
 const (
@@ -73,7 +79,8 @@ type Config struct {
 	Suite *Suite
 	// Version is the protocol version (default 1).
 	Version int
-	// Role is the role the IUT plays (default "agent").
+	// Role is the role the IUT plays, one of the version's roles (default:
+	// the first, suite.json versions[].roles).
 	Role string
 	// Implementation names the IUT in reports (default: the command's base name).
 	Implementation string
@@ -177,8 +184,10 @@ func (c *Config) defaults() {
 	if c.Version == 0 {
 		c.Version = 1
 	}
-	if c.Role == "" {
-		c.Role = "agent"
+	if c.Role == "" && c.Suite != nil {
+		if v, err := c.Suite.Version(c.Version); err == nil {
+			c.Role = v.DefaultRole()
+		}
 	}
 	if c.Jobs <= 0 {
 		c.Jobs = runtime.NumCPU()
@@ -238,15 +247,19 @@ func (c *Config) frameBudget() int {
 // plan is what a run needs, prepared once: compiled schemas, normalizers
 // and the vectors with their golden bytes.
 type plan struct {
-	cfg       Config
-	ver       *suite.Version
-	root      *schema.Schema
-	bySubtype map[string]*schema.Schema
-	rules     []normalize.Rule
-	conf      *compare.Rules
-	control   map[string]bool
-	passOver  map[string]bool
-	vectors   []suite.Ref
+	cfg  Config
+	ver  *suite.Version
+	env  *envelope.Envelope
+	root *schema.Schema
+	// byMethod holds the replyBody schema of each method (envelope
+	// replyBody), which a success reply to a request of that method must
+	// satisfy.
+	byMethod map[string]*schema.Schema
+	rules    []normalize.Rule
+	conf     *compare.Rules
+	// passOver and tolerate are the version's frame rules.
+	passOver, tolerate []envelope.Rule
+	vectors            []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
 	problems []Problem
@@ -276,9 +289,12 @@ func prepare(cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
-		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
-	if p.root, p.bySubtype, err = compileSchemas(s, ver); err != nil {
+	if ver.Role(cfg.Role) == nil {
+		return nil, kiterr.New(kiterr.Usage, "role %q is not a role of suite version %d (%s)", cfg.Role, cfg.Version, strings.Join(ver.RoleNames(), ", "))
+	}
+	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
+		passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}
 	if p.rules, err = normalize.Compile(ver.Normalize); err != nil {
@@ -321,7 +337,8 @@ func prepare(cfg Config) (*plan, error) {
 }
 
 // loaded is a vector ready to run: the whole vector, its normalizers (the
-// suite's, then its own) and its send items, one line each.
+// suite's, then its own), its send items (one line each) and its own frame
+// rules, peer rules and order constraints, compiled.
 type loaded struct {
 	v     *suite.Vector
 	rules []normalize.Rule
@@ -330,10 +347,39 @@ type loaded struct {
 	lines []sendLine
 	// gates are the vector's await items, in order.
 	gates []gate
+	// passOver and tolerate are the vector's own frame rules.
+	passOver, tolerate []envelope.Rule
+	peer               []peerRule
+	// order is expect.order compiled; orderMatches its match elements.
+	order        [][]orderElement
+	orderMatches []envelope.Match
+	// orphans are the ids expect.replies lists that no send line's request
+	// carries: a reply with one is expected, not unsolicited.
+	orphans []string
+	// refs are the suite files ${suite:PATH} names in args and env;
+	// suiteRefs is true when there is one.
+	refs      []string
+	suiteRefs bool
+}
+
+// peerRule is a compiled rule of the vector's scripted peer.
+type peerRule struct {
+	match  envelope.Match
+	reply  any
+	reason string
+}
+
+// orderElement is one element of an expect.order sequence: the reply to
+// the request with id key, or (match >= 0) the first frame that
+// loaded.orderMatches[match] holds for; name is how messages say it.
+type orderElement struct {
+	key   string
+	match int
+	name  string
 }
 
 // gate is one await send item: lines[before:] are written once the IUT's
-// reply to the request_id key (RFC 8785 form) has been read.
+// reply to the request with id key (RFC 8785 form) has been read.
 type gate struct {
 	before int
 	key    string
@@ -347,7 +393,7 @@ type sendLine [][]byte
 // segment returns the lines written before gate g (g = 0: at start) and
 // up to the next gate, as the pieces proc writes, and tracks their requests
 // in sent.
-func (l *loaded) segment(sent map[string]*request, g int) [][]byte {
+func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
 	from, to := 0, len(l.lines)
 	if g > 0 {
 		from = l.gates[g-1].before
@@ -357,7 +403,7 @@ func (l *loaded) segment(sent map[string]*request, g int) [][]byte {
 	}
 	var out [][]byte
 	for _, ln := range l.lines[from:to] {
-		trackLine(sent, ln)
+		p.track(sent, ln)
 		out = append(out, ln...)
 	}
 	return out
@@ -375,15 +421,16 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		return nil, kiterr.New(kiterr.VectorIDMismatch, "%s: id changed from %q to %q during the run", v.Path, v.ID, full.ID)
 	}
 	l := &loaded{v: full, rules: p.rules, conf: p.conf, lines: make([]sendLine, 0, len(full.Send))}
+	invalid := func(err error) (*loaded, error) { return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path) }
 	if full.Conformance != nil {
 		if l.conf, err = compare.Compile(&p.ver.Conformance, full.Conformance); err != nil {
-			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+			return invalid(err)
 		}
 	}
 	if len(full.Normalize) > 0 {
 		own, err := normalize.Compile(full.Normalize)
 		if err != nil {
-			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+			return invalid(err)
 		}
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
@@ -399,28 +446,95 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 		l.lines = append(l.lines, ln)
 	}
+	if l.passOver, err = envelope.CompileRules("passOver", full.PassOver, false); err != nil {
+		return invalid(err)
+	}
+	if l.tolerate, err = envelope.CompileRules("tolerate", full.Tolerate, true); err != nil {
+		return invalid(err)
+	}
+	for i, r := range full.Peer {
+		m, err := envelope.CompileMatch(r.Match)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: peer[%d]", v.Path, i)
+		}
+		l.peer = append(l.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
+	}
+	for i, seq := range full.Expect.Order {
+		var els []orderElement
+		for j, x := range seq {
+			k, m, err := suite.OrderElement(x)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: expect.order[%d][%d]", v.Path, i, j)
+			}
+			el := orderElement{key: k, match: -1, name: "the reply to " + k}
+			if m != nil {
+				el.match = len(l.orderMatches)
+				l.orderMatches = append(l.orderMatches, m)
+				b, _ := canon.Canonical(x)
+				el.name = "the first frame matching " + string(b)
+			}
+			els = append(els, el)
+		}
+		l.order = append(l.order, els)
+	}
+	if len(full.Expect.Replies) > 0 {
+		carried := map[string]*request{}
+		for _, ln := range l.lines {
+			p.track(carried, ln)
+		}
+		for _, id := range full.Expect.Replies {
+			if k := envelope.Key(id); carried[k] == nil && !slices.Contains(l.orphans, k) {
+				l.orphans = append(l.orphans, k)
+			}
+		}
+	}
+	for _, x := range append(slices.Clone(full.Args), envValues(full.Env)...) {
+		for _, ref := range suite.SuiteRefs(x) {
+			if !slices.Contains(l.refs, ref) {
+				l.refs = append(l.refs, ref)
+			}
+		}
+	}
+	l.suiteRefs = len(l.refs) > 0
 	return l, nil
 }
 
-// compileSchemas compiles the version's root schema (every control frame)
-// and its ReplyBySubtype entries (a success reply, by the subtype of the
-// request it answers), as run and validate check them. Errors: those of
-// schema.Set.Compile, SUITE_NOT_FOUND and SCHEMA_INVALID.
-func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, bySubtype map[string]*schema.Schema, err error) {
+func envValues(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, k := range sortedKeys(env) {
+		out = append(out, env[k])
+	}
+	return out
+}
+
+// compileSchemas compiles the version's root schema (every kept or
+// tolerated frame) and its replyBody entries (a success reply, by the
+// method of the request it answers), as run and validate check them, with
+// the envelope's discriminators. Errors: those of schema.Set.Compile,
+// SUITE_NOT_FOUND and SCHEMA_INVALID.
+func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, byMethod map[string]*schema.Schema, err error) {
+	disc := ver.Env().Discriminators()
 	if root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, nil, err
 	}
-	subtypes, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
+	root = root.WithDiscriminators(disc)
+	body := ver.Env().ReplyBody()
+	if body == "" {
+		return root, nil, nil
+	}
+	methods, err := memberNames(s.FS, ver.Schema, body)
 	if err != nil {
 		return nil, nil, err
 	}
-	bySubtype = make(map[string]*schema.Schema, len(subtypes))
-	for _, st := range subtypes {
-		if bySubtype[st], err = s.Schemas.Compile(ver.Schema + ver.ReplyBySubtype + "/" + canon.EscapePointer(st)); err != nil {
+	byMethod = make(map[string]*schema.Schema, len(methods))
+	for _, m := range methods {
+		sch, err := s.Schemas.Compile(ver.Schema + body + "/" + canon.EscapePointer(m))
+		if err != nil {
 			return nil, nil, err
 		}
+		byMethod[m] = sch.WithDiscriminators(disc)
 	}
-	return root, bySubtype, nil
+	return root, byMethod, nil
 }
 
 // memberNames returns the member names of the object at fragment ptr
@@ -455,14 +569,6 @@ func memberNames(fsys fs.FS, file, ptr string) ([]string, error) {
 	}
 	slices.Sort(names)
 	return names, nil
-}
-
-func set(xs []string) map[string]bool {
-	m := make(map[string]bool, len(xs))
-	for _, x := range xs {
-		m[x] = true
-	}
-	return m
 }
 
 // Run runs every selected session vector of cfg.Suite against cfg.Command

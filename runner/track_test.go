@@ -14,25 +14,45 @@ import (
 )
 
 // tracked is what tracking records of one line: the request's key and
-// subtype, or nothing.
+// method, or nothing.
 type tracked struct {
-	Key, Subtype string
-	OK           bool
+	Key, Method string
+	OK          bool
 }
 
-// wantTracked is trackRequest's view of line (the reference scanRequest
-// must agree with).
-func wantTracked(line []byte) tracked {
+// controlPlan is a plan of the embedded suite's v1 agent role, whose
+// envelope the tracking tests read lines with.
+func controlPlan(t testing.TB) *plan {
+	t.Helper()
+	s, err := suite.Load(conform.Suite(), suite.Options{SkipDigest: true, Meta: conform.Meta()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Suite: s, Command: []string{"unused"}}
+	cfg.defaults()
+	p, err := prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close)
+	return p
+}
+
+// wantTracked is the tracking of line read whole (the reference the
+// streaming scan must agree with).
+func wantTracked(p *plan, line []byte) tracked {
 	sent := map[string]*request{}
-	trackRequest(sent, line)
+	p.track(sent, sendLine{line})
 	for k, r := range sent {
-		return tracked{Key: k, Subtype: r.subtype, OK: true}
+		return tracked{Key: k, Method: r.method, OK: true}
 	}
 	return tracked{}
 }
 
-// gotTracked is scanRequest's view of line cut into pieces at cuts.
-func gotTracked(line []byte, cuts []int) tracked {
+// gotTracked is the streaming scan's tracking of line cut into pieces at
+// cuts (a line of one piece is read whole, so a single piece is cut in
+// two).
+func gotTracked(p *plan, line []byte, cuts []int) tracked {
 	var pieces [][]byte
 	prev := 0
 	for _, c := range cuts {
@@ -42,11 +62,15 @@ func gotTracked(line []byte, cuts []int) tracked {
 		}
 	}
 	pieces = append(pieces, line[prev:])
-	id, sub, ok := scanRequest(pieces)
-	if !ok {
-		return tracked{}
+	if len(pieces) == 1 {
+		pieces = [][]byte{line[:0], line}
 	}
-	return tracked{Key: key(id), Subtype: sub, OK: true}
+	sent := map[string]*request{}
+	p.track(sent, pieces)
+	for k, r := range sent {
+		return tracked{Key: k, Method: r.method, OK: true}
+	}
+	return tracked{}
 }
 
 var trackCases = []string{
@@ -92,20 +116,18 @@ var trackCases = []string{
 	`{"type":"control_request","request_id":"a","request":{"subtype":"x","pad":` + strings.Repeat("{\"a\":", 9998) + `1` + strings.Repeat("}", 9998) + `}}`,
 }
 
-// TestScanRequestAgrees: the streaming scan of generated lines records
-// exactly what trackRequest records of the whole line, wherever the line
-// is cut into pieces, for edge cases and for every send item of the
-// embedded suite.
-func TestScanRequestAgrees(t *testing.T) {
+// TestScanPointersAgrees: the streaming scan of generated lines tracks
+// exactly what reading the whole line tracks, wherever the line is cut
+// into pieces, for edge cases and for every send item of the embedded
+// suite.
+func TestScanPointersAgrees(t *testing.T) {
 	t.Parallel()
+	p := controlPlan(t)
 	lines := make([][]byte, 0, len(trackCases))
 	for _, c := range trackCases {
 		lines = append(lines, []byte(c+"\n"))
 	}
-	s, err := suite.Load(conform.Suite(), suite.Options{SkipDigest: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := p.cfg.Suite
 	for _, ver := range s.Manifest.Versions {
 		vs, _, err := s.Vectors(&ver)
 		if err != nil {
@@ -123,23 +145,24 @@ func TestScanRequestAgrees(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i, line := range lines {
-		want := wantTracked(line)
+		want := wantTracked(p, line)
 		for split := range 8 {
 			var cuts []int
 			for range split * 3 {
 				cuts = append(cuts, rng.IntN(len(line)+1))
 			}
 			slices.Sort(cuts)
-			if diff := cmp.Diff(want, gotTracked(line, cuts)); diff != "" {
-				t.Fatalf("line %d %.120q cut at %v (-trackRequest +scanRequest):\n%s", i, line, cuts, diff)
+			if diff := cmp.Diff(want, gotTracked(p, line, cuts)); diff != "" {
+				t.Fatalf("line %d %.120q cut at %v (-whole +streamed):\n%s", i, line, cuts, diff)
 			}
 		}
 	}
 }
 
-// FuzzScanRequest: on any line, cut anywhere, the streaming scan agrees
-// with trackRequest.
-func FuzzScanRequest(f *testing.F) {
+// FuzzScanPointers: on any line, cut anywhere, the streaming scan agrees
+// with reading the whole line.
+func FuzzScanPointers(f *testing.F) {
+	p := controlPlan(f)
 	for _, c := range trackCases {
 		if len(c) < 4096 {
 			f.Add([]byte(c), uint16(3))
@@ -150,9 +173,9 @@ func FuzzScanRequest(f *testing.F) {
 			return // deep nesting is covered above; keep the fuzzer fast
 		}
 		line = append(line, '\n')
-		want := wantTracked(line)
-		if diff := cmp.Diff(want, gotTracked(line, []int{int(cut) % (len(line) + 1)})); diff != "" {
-			t.Fatalf("%q (-trackRequest +scanRequest):\n%s", line, diff)
+		want := wantTracked(p, line)
+		if diff := cmp.Diff(want, gotTracked(p, line, []int{int(cut) % (len(line) + 1)})); diff != "" {
+			t.Fatalf("%q (-whole +streamed):\n%s", line, diff)
 		}
 	})
 }

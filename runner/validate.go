@@ -24,8 +24,8 @@ type MessageResult struct {
 
 // Coverage lists which schema definitions valid message vectors exercise.
 // A definition is covered when a valid message vector names it, or names a
-// location inside it (#/$defs/ReplyBySubtype/properties/set_model covers
-// ReplyBySubtype and ReplyBySubtype/properties/set_model).
+// location inside it (#/$defs/Replies/properties/ping covers Replies and
+// Replies/properties/ping).
 type Coverage struct {
 	Definitions []string `json:"definitions"`
 	Uncovered   []string `json:"uncovered,omitempty"`
@@ -33,7 +33,7 @@ type Coverage struct {
 
 // CheckMessages validates every message vector of version n against the
 // version's schema and computes definition coverage over its $defs and
-// every member of its replyBySubtype object. Results are in id order. The
+// every member of its envelope's replyBody object. Results are in id order. The
 // error is a kit failure (VERSION_UNKNOWN, SCHEMA_INVALID); bad vector files
 // are returned as load errors.
 func CheckMessages(s *Suite, n int) ([]MessageResult, Coverage, []suite.LoadError, error) {
@@ -49,14 +49,16 @@ func CheckMessages(s *Suite, n int) ([]MessageResult, Coverage, []suite.LoadErro
 	if err != nil {
 		return nil, Coverage{}, nil, err
 	}
-	subs, err := memberNames(s.FS, ver.Schema, ver.ReplyBySubtype)
-	if err != nil {
-		return nil, Coverage{}, nil, err
-	}
-	replyDef := strings.TrimPrefix(ver.ReplyBySubtype, "#/$defs/")
 	all := slices.Clone(defs)
-	for _, st := range subs {
-		all = append(all, replyDef+"/"+canon.EscapePointer(st))
+	if body := ver.Env().ReplyBody(); body != "" {
+		methods, err := memberNames(s.FS, ver.Schema, body)
+		if err != nil {
+			return nil, Coverage{}, nil, err
+		}
+		replyDef := strings.TrimPrefix(body, "#/$defs/")
+		for _, m := range methods {
+			all = append(all, replyDef+"/"+canon.EscapePointer(m))
+		}
 	}
 	slices.Sort(all)
 	covered := map[string]bool{}

@@ -187,7 +187,7 @@ func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 		}
 		fsys = d
 	}
-	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest})
+	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest, Meta: conform.Meta()})
 	if err != nil && dir != "" {
 		code := kiterr.CodeOf(err)
 		return nil, &kiterr.Error{Code: code, Msg: "suite " + dir + ": " + strings.TrimPrefix(err.Error(), string(code)+": ")}

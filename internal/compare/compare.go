@@ -21,19 +21,25 @@ import (
 func Equal(golden, actual []byte) bool { return bytes.Equal(golden, actual) }
 
 // Diff renders every difference between two canonical summaries (exact
-// parity: all of them normative), one [Render] line each, or "" when they
-// are equal. Inputs that are not JSON are shown whole.
-func Diff(golden, actual []byte) string {
+// parity: all of them normative), frames paired by framing (see
+// [Differences]), one [Render] line each, or "" when they are equal.
+// Inputs that are not JSON are shown whole.
+func Diff(golden, actual []byte, framing Framing) string {
 	if Equal(golden, actual) {
 		return ""
 	}
-	ds, err := Differences(golden, actual, nil, nil)
+	ds, err := Differences(golden, actual, nil, nil, framing)
 	if err != nil {
 		ds, err = valueDifferences(golden, actual)
 	}
 	if err != nil {
 		return "golden: " + string(golden) + "\nactual: " + string(actual) + "\n"
 	}
+	return RenderAll(ds)
+}
+
+// RenderAll renders differences one [Render] line each.
+func RenderAll(ds []Difference) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString(Render(d))

@@ -32,7 +32,7 @@ func BenchmarkDiff(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(benchGolden)))
 		for b.Loop() {
-			if compare.Diff(benchGolden, benchOther) == "" {
+			if compare.Diff(benchGolden, benchOther, framing) == "" {
 				b.Fatal("no diff")
 			}
 		}
@@ -40,7 +40,7 @@ func BenchmarkDiff(b *testing.B) {
 	b.Run("equal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if compare.Diff(benchGolden, benchSame) != "" {
+			if compare.Diff(benchGolden, benchSame, framing) != "" {
 				b.Fatal("diff")
 			}
 		}

@@ -29,7 +29,7 @@ func TestDiff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := compare.Diff([]byte(tc.golden), []byte(tc.actual))
+			d := compare.Diff([]byte(tc.golden), []byte(tc.actual), framing)
 			if tc.want == nil {
 				if d != "" || !compare.Equal([]byte(tc.golden), []byte(tc.actual)) {
 					t.Errorf("equal inputs gave diff %q", d)

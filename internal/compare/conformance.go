@@ -33,9 +33,9 @@ const (
 	// golden one; the pointer names the first index that differs.
 	ItemAbsent = "ITEM_ABSENT"
 	ItemAdded  = "ITEM_ADDED"
-	// FrameAbsent: a golden control frame has no counterpart (same type,
-	// request_id and code) among the actual frames; FrameAdded: the
-	// reverse.
+	// FrameAbsent: a golden frame has no counterpart (the same identity:
+	// class, correlation id and key, see [Framing]) among the actual
+	// frames; FrameAdded: the reverse.
 	FrameAbsent = "FRAME_ABSENT"
 	FrameAdded  = "FRAME_ADDED"
 	// ExitChanged: the summary's exit class differs.
@@ -46,9 +46,10 @@ const (
 // summary. Values are canonical JSON (RFC 8785), so every language reads them
 // the same way; Golden or Actual is absent where that side has nothing.
 type Difference struct {
-	// Frame names the control frame: its type and request_id as JSON
-	// (`control_response "req-1"`), with "#n" (the n-th of its kind, from 1)
-	// when frames share both; "" for summary members (exit).
+	// Frame names the frame by its identity ([Framing]: its class and
+	// correlation id as JSON, `control_response "req-1"`), with "#n" (the
+	// n-th of that identity, from 1) when frames share it; "" for summary
+	// members (exit).
 	Frame string `json:"frame,omitempty"`
 	// Pointer is the RFC 6901 JSON Pointer of the location inside the frame
 	// ("" is the whole frame), or "/exit" for the summary's exit class.
@@ -108,6 +109,18 @@ type rule struct{ pattern, path, reason string }
 // undeclared member in an open object is one the protocol lets a writer
 // add. A nil Declared treats every member as declared.
 type Declared func(frame any, at, name string) bool
+
+// Framing tells frames apart for the comparison: Identity gives the key
+// that pairs a golden frame with an actual one and the label reports name
+// it by; Discriminators are member names whose value selects an object's
+// shape (an object whose discriminator differs is one difference). The
+// suite's envelope (internal/envelope) is the Framing of a run. A nil
+// Framing pairs frames by their canonical order alone and knows no
+// discriminator.
+type Framing interface {
+	Identity(frame any) (key, label string)
+	Discriminators() []string
+}
 
 // Compile compiles specs in order (the version's first, then the vector's).
 // Errors: plain errors naming the bad pattern or text format (callers wrap
@@ -214,12 +227,12 @@ func decodeSummary(b []byte) (summarized, error) {
 //     schema does not declare it there (declared reports that; the schema
 //     validation the runner does separately says whether it may be added);
 //   - arrays are compared item by item and must have the same length;
-//   - frames are paired by type, request_id and code; a frame without a
+//   - frames are paired by their identity (framing); a frame without a
 //     partner fails.
 //
 // Equal byte strings give nil. Errors: a summary that is not canonical JSON
 // (a plain error).
-func Differences(golden, actual []byte, rules *Rules, declared Declared) ([]Difference, error) {
+func Differences(golden, actual []byte, rules *Rules, declared Declared, framing Framing) ([]Difference, error) {
 	if bytes.Equal(golden, actual) {
 		return nil, nil
 	}
@@ -232,10 +245,13 @@ func Differences(golden, actual []byte, rules *Rules, declared Declared) ([]Diff
 		return nil, fmt.Errorf("actual summary: %w", err)
 	}
 	d := &differ{rules: rules, declared: declared}
+	if framing != nil {
+		d.discriminators = framing.Discriminators()
+	}
 	if !equalJSON(g.exit, a.exit) {
 		d.add(Difference{Pointer: "/exit", Kind: ExitChanged, Golden: raw(g.exit, g.exit != nil), Actual: raw(a.exit, a.exit != nil), Normative: true})
 	}
-	for _, p := range pairFrames(g.frames, a.frames) {
+	for _, p := range pairFrames(g.frames, a.frames, framing) {
 		switch {
 		case p.a == nil:
 			d.add(Difference{Frame: p.label, Kind: FrameAbsent, Golden: raw(p.g, true), Normative: true})
@@ -266,11 +282,12 @@ func valueDifferences(golden, actual []byte) ([]Difference, error) {
 }
 
 type differ struct {
-	rules    *Rules
-	declared Declared
-	frame    any
-	label    string
-	out      []Difference
+	rules          *Rules
+	declared       Declared
+	discriminators []string
+	frame          any
+	label          string
+	out            []Difference
 }
 
 func (d *differ) add(x Difference) { d.out = append(d.out, x) }
@@ -312,7 +329,7 @@ func (d *differ) value(g, a any, ptr string, exact bool) {
 		if !ok {
 			break
 		}
-		if k, ok := discriminatorDiffers(gv, av); ok {
+		if k, ok := discriminatorDiffers(d.discriminators, gv, av); ok {
 			// Another type, subtype or behavior is another shape: one
 			// difference for the whole object says it, member by member
 			// would bury it.
@@ -439,13 +456,9 @@ func (d *differ) textRule(ptr string) *normalize.Rule {
 	return nil
 }
 
-// discriminators are the members that select an object's shape in the
-// control schemas (oneOf branches keyed by const values).
-var discriminators = [...]string{"type", "subtype", "behavior"}
-
-// discriminatorDiffers returns the first discriminator both objects have
-// with different values.
-func discriminatorDiffers(g, a map[string]any) (string, bool) {
+// discriminatorDiffers returns the first of the discriminators both
+// objects have as strings with different values.
+func discriminatorDiffers(discriminators []string, g, a map[string]any) (string, bool) {
 	for _, k := range discriminators {
 		gv, inG := g[k].(string)
 		av, inA := a[k].(string)
@@ -499,40 +512,19 @@ type framePair struct {
 	g, a  any
 }
 
-// identity is a frame's pairing key and its label: its type, its request_id
-// (at /request_id or /response/request_id, as canonical JSON) and its code
-// (v2 control_diagnostic).
-func identity(f any) (key, label string) {
-	m, _ := f.(map[string]any)
-	typ, _ := m["type"].(string)
-	label = typ
-	if label == "" {
-		label = "frame"
+// identity is framing's identity of f, or "frame" for every frame when
+// framing is nil.
+func identity(framing Framing, f any) (key, label string) {
+	if framing == nil {
+		return "frame", "frame"
 	}
-	var id any
-	var hasID bool
-	if id, hasID = m["request_id"]; !hasID {
-		if resp, ok := m["response"].(map[string]any); ok {
-			id, hasID = resp["request_id"]
-		}
-	}
-	key = typ
-	if hasID {
-		b, _ := canon.Canonical(id)
-		key += " " + string(b)
-		label += " " + string(b)
-	}
-	if code, ok := m["code"].(string); ok {
-		key += " " + code
-		label += " " + code
-	}
-	return key, label
+	return framing.Identity(f)
 }
 
 // pairFrames pairs golden and actual frames with the same identity: equal
 // frames first, then the rest in canonical order. Unpaired frames come back
 // with one side nil.
-func pairFrames(golden, actual []any) []framePair {
+func pairFrames(golden, actual []any, framing Framing) []framePair {
 	type side struct {
 		idx   []int
 		bytes [][]byte
@@ -542,7 +534,7 @@ func pairFrames(golden, actual []any) []framePair {
 	gs, as := map[string]*side{}, map[string]*side{}
 	put := func(m map[string]*side, frames []any) {
 		for i, f := range frames {
-			k, l := identity(f)
+			k, l := identity(framing, f)
 			if _, ok := labels[k]; !ok {
 				labels[k] = l
 				keys = append(keys, k)

@@ -7,8 +7,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/normalize"
 )
+
+// framing is the envelope of the control suite's v1, the protocol these
+// tests' frames are written in.
+var framing = func() compare.Framing {
+	e, err := envelope.Compile(envelope.Spec{
+		Frames: []envelope.ClassSpec{
+			{Name: "control_request", Kind: envelope.Request, When: []envelope.Predicate{{Path: "/type", Equals: []byte(`"control_request"`)}}, ID: "/request_id", Method: "/request/subtype"},
+			{Name: "control_response", Kind: envelope.Reply, When: []envelope.Predicate{{Path: "/type", Equals: []byte(`"control_response"`)}}, ID: "/response/request_id"},
+			{Name: "control_diagnostic", Kind: envelope.Other, When: []envelope.Predicate{{Path: "/type", Equals: []byte(`"control_diagnostic"`)}}, ID: "/request_id", Key: []string{"/code"}},
+		},
+		Discriminators: []string{"type", "subtype", "behavior"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return e
+}()
 
 // testRules are rules in the shape of suite.json's v1 conformance block.
 func testRules(t *testing.T, vector *compare.Spec) *compare.Rules {
@@ -143,7 +161,7 @@ func TestDifferences(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ds, err := compare.Differences([]byte(tc.golden), []byte(tc.actual), testRules(t, tc.vector), tc.declared)
+			ds, err := compare.Differences([]byte(tc.golden), []byte(tc.actual), testRules(t, tc.vector), tc.declared, framing)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +173,7 @@ func TestDifferences(t *testing.T) {
 				t.Errorf("differences (-want +got):\n%s", diff)
 			}
 			// Exact parity: every difference is normative.
-			exact, err := compare.Differences([]byte(tc.golden), []byte(tc.actual), nil, nil)
+			exact, err := compare.Differences([]byte(tc.golden), []byte(tc.actual), nil, nil, framing)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +187,7 @@ func TestDifferences(t *testing.T) {
 func TestRenderShowsTheCause(t *testing.T) {
 	t.Parallel()
 	nfc, nfd := "r\u00e9q", "re\u0301q"
-	ds, err := compare.Differences([]byte(summary(reply("r", `{"m":"`+nfc+`"}`))), []byte(summary(reply("r", `{"m":"`+nfd+`"}`))), nil, nil)
+	ds, err := compare.Differences([]byte(summary(reply("r", `{"m":"`+nfc+`"}`))), []byte(summary(reply("r", `{"m":"`+nfd+`"}`))), nil, nil, framing)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("%v %v", ds, err)
 	}
@@ -181,7 +199,7 @@ func TestRenderShowsTheCause(t *testing.T) {
 	}
 
 	long := strings.Repeat("a", 500)
-	ds, err = compare.Differences([]byte(summary(reply("r", `{"m":"`+long+`X tail"}`))), []byte(summary(reply("r", `{"m":"`+long+`Y tail"}`))), nil, nil)
+	ds, err = compare.Differences([]byte(summary(reply("r", `{"m":"`+long+`X tail"}`))), []byte(summary(reply("r", `{"m":"`+long+`Y tail"}`))), nil, nil, framing)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("%v %v", ds, err)
 	}

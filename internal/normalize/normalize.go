@@ -26,10 +26,18 @@ import (
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
-// Spec is a normalizer as written in suite.json or a vector file.
+// Spec is a normalizer as written in suite.json or a vector file: with
+// Format (and Placeholder), a matching value that satisfies Format is
+// replaced; with Drop, a matching member is removed (after its Format is
+// checked, when one is given); with Keep, a matching value must be an
+// object and only the named members are kept (and normalized further).
 type Spec struct {
 	Path   string `json:"path"`
-	Format string `json:"format"`
+	Format string `json:"format,omitempty"`
+	// Drop removes the member.
+	Drop bool `json:"drop,omitempty"`
+	// Keep lists the members an object keeps.
+	Keep []string `json:"keep,omitempty"`
 	// Placeholder is the replacement (any JSON value, null included);
 	// absent means the string "<" + Format + ">".
 	Placeholder json.RawMessage `json:"placeholder,omitempty"`
@@ -42,6 +50,7 @@ type Rule struct {
 	pattern     string
 	check       func(v any) bool
 	placeholder any
+	keep        map[string]bool
 }
 
 var (
@@ -66,11 +75,35 @@ func Compile(specs []Spec) ([]Rule, error) {
 		if r.pattern == "" || !doublestar.ValidatePattern(r.pattern) {
 			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d: invalid path pattern %q", i, s.Path)
 		}
-		check, err := checker(s.Format)
+		if s.Drop && s.Keep != nil {
+			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): drop and keep exclude each other", i, s.Path)
+		}
+		if (s.Drop || s.Keep != nil) && len(s.Placeholder) > 0 {
+			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): a placeholder is for replacing normalizers, not drop or keep", i, s.Path)
+		}
+		format := s.Format
+		switch {
+		case s.Keep != nil && format == "":
+			format = "any-object"
+		case s.Keep != nil && format != "any-object":
+			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): keep applies to objects (format any-object or none)", i, s.Path)
+		case s.Drop && format == "":
+			format = "any"
+		case format == "":
+			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): needs a format (or drop or keep)", i, s.Path)
+		}
+		r.Format = format
+		check, err := checker(format)
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s)", i, s.Path)
 		}
 		r.check = check
+		if s.Keep != nil {
+			r.keep = make(map[string]bool, len(s.Keep))
+			for _, k := range s.Keep {
+				r.keep[k] = true
+			}
+		}
 		r.placeholder = "<" + s.Format + ">"
 		if len(s.Placeholder) > 0 {
 			pv, err := canon.Parse(s.Placeholder)
@@ -171,7 +204,7 @@ type Scope struct {
 func ApplyScoped(v any, rules []Rule, scope Scope) Result {
 	res := Result{Matched: make([]bool, len(rules))}
 	w := walker{rules: rules, scope: scope, res: &res}
-	res.Value = w.walk(v, "", false)
+	res.Value, _ = w.walk(v, "", false)
 	return res
 }
 
@@ -181,7 +214,8 @@ type walker struct {
 	res   *Result
 }
 
-func (w *walker) walk(v any, ptr string, inUser bool) any {
+// walk returns the normalized v, and false when a drop rule removes it.
+func (w *walker) walk(v any, ptr string, inUser bool) (any, bool) {
 	rules, res := w.rules, w.res
 	if ptr != "" {
 		if !inUser {
@@ -201,28 +235,47 @@ func (w *walker) walk(v any, ptr string, inUser bool) any {
 				continue
 			}
 			res.Matched[i] = true
-			if r.check(v) {
-				return r.placeholder
+			if !r.check(v) {
+				res.Mismatches = append(res.Mismatches, Mismatch{Pointer: ptr, Path: r.Path, Format: r.Format, Value: summarize(v)})
+				return v, true
 			}
-			res.Mismatches = append(res.Mismatches, Mismatch{Pointer: ptr, Path: r.Path, Format: r.Format, Value: summarize(v)})
-			return v
+			switch {
+			case r.Drop:
+				return nil, false
+			case r.keep != nil:
+				return w.object(v.(map[string]any), ptr, inUser, r.keep), true
+			}
+			return r.placeholder, true
 		}
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for _, k := range sortedKeys(t) {
-			out[k] = w.walk(t[k], ptr+"/"+canon.EscapePointer(k), inUser)
-		}
-		return out
+		return w.object(t, ptr, inUser, nil), true
 	case []any:
-		out := make([]any, len(t))
+		out := make([]any, 0, len(t))
 		for i, e := range t {
-			out[i] = w.walk(e, ptr+"/"+strconv.Itoa(i), inUser)
+			if n, ok := w.walk(e, ptr+"/"+strconv.Itoa(i), inUser); ok {
+				out = append(out, n)
+			}
 		}
-		return out
+		return out, true
 	}
-	return v
+	return v, true
+}
+
+// object normalizes the members of t (only those keep names, when keep is
+// not nil), leaving out the members a drop rule removes.
+func (w *walker) object(t map[string]any, ptr string, inUser bool, keep map[string]bool) map[string]any {
+	out := make(map[string]any, len(t))
+	for _, k := range sortedKeys(t) {
+		if keep != nil && !keep[k] {
+			continue
+		}
+		if n, ok := w.walk(t[k], ptr+"/"+canon.EscapePointer(k), inUser); ok {
+			out[k] = n
+		}
+	}
+	return out
 }
 
 func matchPath(pattern, path string) bool {

@@ -59,7 +59,10 @@ func TestCompileErrors(t *testing.T) {
 		{"unclosed bracket", []normalize.Spec{{Path: "a/[b", Format: "any"}}, `"a/[b"`},
 		{"unclosed brace", []normalize.Spec{{Path: "/a/{b,c", Format: "any"}}, "invalid path pattern"},
 		{"unknown format", []normalize.Spec{{Path: "a", Format: "date"}}, `unknown format "date"`},
-		{"empty format", []normalize.Spec{{Path: "a", Format: ""}}, "unknown format"},
+		{"empty format", []normalize.Spec{{Path: "a", Format: ""}}, "needs a format"},
+		{"drop and keep", []normalize.Spec{{Path: "a", Drop: true, Keep: []string{"b"}}}, "exclude each other"},
+		{"keep with a scalar format", []normalize.Spec{{Path: "a", Keep: []string{"b"}, Format: "string"}}, "keep applies to objects"},
+		{"drop with a placeholder", []normalize.Spec{{Path: "a", Drop: true, Placeholder: []byte(`1`)}}, "placeholder"},
 		{"format is case sensitive", []normalize.Spec{{Path: "a", Format: "UUID"}}, "unknown format"},
 		{"bad regex", []normalize.Spec{{Path: "a", Format: "regex:("}}, `regex "("`},
 		{"bad regex backreference", []normalize.Spec{{Path: "a", Format: `regex:(a)\1`}}, "regex"},
@@ -533,5 +536,53 @@ func TestSpecJSON(t *testing.T) {
 	rules := compile(t, s)
 	if diff := cmp.Diff(s, rules[0].Spec); diff != "" {
 		t.Errorf("Rule.Spec (-want +got):\n%s", diff)
+	}
+}
+
+// TestDropAndKeep: a drop rule removes a member (an array item too), after
+// its format is checked; a keep rule leaves an object only the named
+// members, which are normalized further; a keep rule on a non-object is a
+// mismatch and leaves the value as it was.
+func TestDropAndKeep(t *testing.T) {
+	t.Parallel()
+	parse := func(s string) any {
+		v, err := canon.Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name  string
+		specs []normalize.Spec
+		in    string
+		want  string
+		bad   int
+	}{
+		{"drop a member", []normalize.Spec{{Path: "/a/b", Drop: true}}, `{"a":{"b":1,"c":2}}`, `{"a":{"c":2}}`, 0},
+		{"drop anywhere", []normalize.Spec{{Path: "**/t", Drop: true}}, `{"t":1,"x":[{"t":2,"u":3}]}`, `{"x":[{"u":3}]}`, 0},
+		{"drop checks its format", []normalize.Spec{{Path: "/t", Drop: true, Format: "string"}}, `{"t":1}`, `{"t":1}`, 1},
+		{"drop an array item", []normalize.Spec{{Path: "/a/0", Drop: true}}, `{"a":[1,2]}`, `{"a":[2]}`, 0},
+		{"keep named members", []normalize.Spec{{Path: "/caps", Keep: []string{"tools"}}}, `{"caps":{"logging":{},"tools":{"x":1}}}`, `{"caps":{"tools":{"x":1}}}`, 0},
+		{"keep then normalize inside", []normalize.Spec{{Path: "/o", Keep: []string{"id"}}, {Path: "/o/id", Format: "integer"}}, `{"o":{"id":7,"z":1}}`, `{"o":{"id":"<integer>"}}`, 0},
+		{"keep on a scalar", []normalize.Spec{{Path: "/o", Keep: []string{"a"}}}, `{"o":3}`, `{"o":3}`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules, err := normalize.Compile(tc.specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := normalize.Apply(parse(tc.in), rules)
+			got, err := canon.Canonical(res.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+			if len(res.Mismatches) != tc.bad {
+				t.Errorf("got %d mismatches (%v), want %d", len(res.Mismatches), res.Mismatches, tc.bad)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"github.com/conform-kit/conform/internal/compare"
 	"io"
 	"os"
 	"os/exec"
@@ -110,7 +111,8 @@ func parityReport() *runner.ParityReport {
 		Reports:         []*runner.Report{a, b},
 		Vectors: []runner.ParityVector{
 			{ID: "initialize-minimal", Level: "required", Statuses: map[string]runner.Status{"ref": runner.Pass, "port": runner.Fail},
-				Groups: []runner.Group{{Implementations: []string{"ref"}, Golden: true, Bytes: "{}"}, {Implementations: []string{"port"}, Bytes: `{"a":1}`}},
+				Groups: []runner.Group{{Implementations: []string{"ref"}, Golden: true, Bytes: "{}"}, {Implementations: []string{"port"}, Bytes: `{"a":1}`,
+					Differences: []compare.Difference{{Pointer: "/a", Kind: compare.MemberAdded, Actual: []byte("1"), Normative: true}}}},
 				Golden: "{}", Failed: true},
 			{ID: "unknown-subtype", Level: "informational", Statuses: map[string]runner.Status{"ref": runner.Fail, "port": runner.Fail},
 				Groups: []runner.Group{{Implementations: []string{"ref", "port"}, Golden: true, Bytes: "{}"}}, Golden: "{}", Agree: true},

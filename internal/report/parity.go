@@ -62,7 +62,7 @@ func ParityText(w io.Writer, pr *result.ParityReport) error {
 			}
 			fmt.Fprintf(ew, "    %s: %s\n", label, strings.Join(g.Implementations, ", "))
 			if !g.Golden {
-				fmt.Fprintf(ew, "      differences from the golden bytes:\n%s", indent(sanitize(compare.Diff([]byte(v.Golden), []byte(g.Bytes))), "        "))
+				fmt.Fprintf(ew, "      differences from the golden bytes:\n%s", indent(sanitize(compare.RenderAll(g.Differences)), "        "))
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package result
 
+import "github.com/conform-kit/conform/internal/compare"
+
 // Group is a set of implementations that wrote the same canonical bytes for
 // one vector.
 type Group struct {
@@ -7,6 +9,11 @@ type Group struct {
 	// Golden is true when the bytes equal the golden file.
 	Golden bool   `json:"golden"`
 	Bytes  string `json:"bytes"`
+	// Differences lists where Bytes differ from the golden bytes (every
+	// difference normative: parity is byte for byte), frames paired by
+	// the suite's envelope; at most MaxDifferences, values cut at
+	// MaxValueBytes. Empty for the golden group.
+	Differences []compare.Difference `json:"differences,omitempty"`
 }
 
 // ParityVector is one row of the parity matrix.

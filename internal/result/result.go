@@ -121,6 +121,20 @@ const (
 	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
 	FindingOrphansKilled      = "ORPHANS_KILLED"
 	FindingVersionUnsupported = "VERSION_UNSUPPORTED"
+	// FindingExitAfterInputMissing: the vector (or its version) says the
+	// IUT exits once stdin closes (afterInput exit), and it did not within
+	// the grace period. FAIL.
+	FindingExitAfterInputMissing = "EXIT_AFTER_INPUT_MISSING"
+	// FindingRequestUnanswered: the IUT sent a request that no peer rule
+	// of the vector answers and no tolerate rule allows (FAIL); a note when
+	// it came once stdin had closed.
+	FindingRequestUnanswered = "REQUEST_UNANSWERED"
+	// FindingFrameToleratedTooMany: more frames of a tolerated kind than
+	// the rule's max. FAIL.
+	FindingFrameToleratedTooMany = "FRAME_TOLERATED_TOO_MANY"
+	// FindingFrameOrder: a tolerated frame came after the reply its rule
+	// says it precedes. FAIL.
+	FindingFrameOrder = "FRAME_ORDER"
 )
 
 // Bounds findings (README "Bounds").

@@ -83,6 +83,22 @@ type Schema struct {
 	// error trees (see fastNode); "invalid" is always the library's.
 	fast    *fastNode
 	printer *message.Printer
+	// discriminators are member names whose const or enum selects a
+	// oneOf/anyOf branch (see [Schema.WithDiscriminators]).
+	discriminators []string
+}
+
+// WithDiscriminators returns a copy of sch whose violations follow the
+// branch that the named members select: a oneOf or anyOf branch that fails
+// a const or enum on one of these members (a frame's type, a body's
+// subtype, from the suite's envelope) is one the instance does not claim to
+// be, so its other failures are left out and the branches are reported as
+// one grouped violation. Without discriminators every branch's failures are
+// reported.
+func (sch *Schema) WithDiscriminators(names []string) *Schema {
+	c := *sch
+	c.discriminators = names
+	return &c
 }
 
 // Violation is one leaf failure of a validation: where in the instance, which
@@ -120,7 +136,7 @@ func (sch *Schema) Validate(v any) []Violation {
 	if !errors.As(err, &ve) {
 		return []Violation{{Message: err.Error()}}
 	}
-	out := collect(ve, sch.printer)
+	out := collect(ve, sch.printer, sch.discriminators)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].group != out[j].group {
 			return out[j].group

@@ -12,19 +12,16 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 )
 
-// Discriminators are the member names whose const (or enum) value selects a
-// branch of a oneOf or anyOf in the control schemas: a frame's type, a
-// request's or reply's subtype, a permission result's behavior.
-var discriminators = []string{"type", "subtype", "behavior"}
-
 // collect turns a validation error tree into leaf violations, reporting a
 // oneOf or anyOf by the branches its discriminator selects: a branch whose
-// errors include a failed const or enum on a discriminator member (type,
-// subtype, behavior) is one the instance does not even claim to be, so its
+// errors include a failed const or enum on a discriminator member (one of
+// discriminators: the control protocol's type, subtype and behavior) is
+// one the instance does not even claim to be, so its
 // other errors are noise. The selected branches' leaves are reported, and
 // the deselected ones as one grouped violation. When no branch is selected,
 // the one violation says which discriminator values the branches want.
-func collect(ve *jsonschema.ValidationError, p *message.Printer) []Violation {
+func collect(ve *jsonschema.ValidationError, p *message.Printer, discriminators []string) []Violation {
+	d := disc(discriminators)
 	var out []Violation
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -36,7 +33,7 @@ func collect(ve *jsonschema.ValidationError, p *message.Printer) []Violation {
 		case *kind.OneOf, *kind.AnyOf:
 			var selected, other []*jsonschema.ValidationError
 			for _, c := range e.Causes {
-				if deselected(c) {
+				if d.deselected(c) {
 					other = append(other, c)
 				} else {
 					selected = append(selected, c)
@@ -48,7 +45,7 @@ func collect(ve *jsonschema.ValidationError, p *message.Printer) []Violation {
 			for _, c := range selected {
 				walk(c)
 			}
-			out = append(out, grouped(e, other, len(selected) == 0))
+			out = append(out, d.grouped(e, other, len(selected) == 0))
 			return
 		}
 		for _, c := range e.Causes {
@@ -79,11 +76,14 @@ func leaf(e *jsonschema.ValidationError, p *message.Printer) Violation {
 	return Violation{Instance: instance(e), Keyword: keyword(e), Message: e.ErrorKind.LocalizedString(p)}
 }
 
+// disc is the discriminator member names of one validation.
+type disc []string
+
 // discriminatorLeaf reports whether e is a failed const or enum on a
 // discriminator member.
-func discriminatorLeaf(e *jsonschema.ValidationError) bool {
+func (d disc) discriminatorLeaf(e *jsonschema.ValidationError) bool {
 	n := len(e.InstanceLocation)
-	if n == 0 || !slices.Contains(discriminators, e.InstanceLocation[n-1]) {
+	if n == 0 || !slices.Contains(d, e.InstanceLocation[n-1]) {
 		return false
 	}
 	switch e.ErrorKind.(type) {
@@ -94,12 +94,12 @@ func discriminatorLeaf(e *jsonschema.ValidationError) bool {
 }
 
 // deselected reports whether a branch failed on a discriminator.
-func deselected(branch *jsonschema.ValidationError) bool {
-	if discriminatorLeaf(branch) {
+func (d disc) deselected(branch *jsonschema.ValidationError) bool {
+	if d.discriminatorLeaf(branch) {
 		return true
 	}
 	for _, c := range branch.Causes {
-		if deselected(c) {
+		if d.deselected(c) {
 			return true
 		}
 	}
@@ -108,17 +108,17 @@ func deselected(branch *jsonschema.ValidationError) bool {
 
 // grouped is one violation standing for the branches other. With none
 // selected, it names the discriminator values the branches want.
-func grouped(e *jsonschema.ValidationError, other []*jsonschema.ValidationError, none bool) Violation {
+func (d disc) grouped(e *jsonschema.ValidationError, other []*jsonschema.ValidationError, none bool) Violation {
 	if !none {
 		return Violation{Instance: instance(e), Keyword: keyword(e), group: true,
-			Message: fmt.Sprintf("%d other branch(es) do not apply: their %s differs (not listed)", len(other), strings.Join(discriminators, ", "))}
+			Message: fmt.Sprintf("%d other branch(es) do not apply: their %s differs (not listed)", len(other), strings.Join(d, ", "))}
 	}
 	wants := map[string][]string{}
 	var members []string
 	for _, c := range other {
 		var find func(x *jsonschema.ValidationError)
 		find = func(x *jsonschema.ValidationError) {
-			if discriminatorLeaf(x) {
+			if d.discriminatorLeaf(x) {
 				ptr := instance(x)
 				if _, ok := wants[ptr]; !ok {
 					members = append(members, ptr)

@@ -40,6 +40,7 @@ func TestViolationsFollowTheDiscriminator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			sch = sch.WithDiscriminators([]string{"type", "subtype", "behavior"})
 			v, err := canon.Parse([]byte(tc.frame))
 			if err != nil {
 				t.Fatal(err)

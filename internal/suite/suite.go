@@ -23,6 +23,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -38,7 +39,7 @@ const (
 )
 
 // DigestGlobs are the files MANIFEST.sha256 covers.
-var digestGlobs = []string{"suite.json", "schemas/**/*.json", "vectors/**/*.json", "golden/**/*.json"}
+var digestGlobs = []string{"suite.json", "schemas/**/*.json", "vectors/**/*.json", "golden/**/*.json", "files/**"}
 
 // Manifest is suite.json.
 type Manifest struct {
@@ -47,23 +48,119 @@ type Manifest struct {
 	Versions    []Version `json:"versions"`
 }
 
-// Version is one protocol version of the suite.
+// Version is one protocol version of the suite (docs/suite-format.md "A
+// version"). Its compiled envelope and frame rules are set by [Load].
 type Version struct {
-	Version        int      `json:"version"`
-	Status         string   `json:"status"`
-	Schema         string   `json:"schema"`
-	Vectors        string   `json:"vectors"`
-	Golden         string   `json:"golden"`
-	ReplyBySubtype string   `json:"replyBySubtype"`
-	ControlTypes   []string `json:"controlTypes"`
-	PassOver       []string `json:"passOver"`
+	Version int `json:"version"`
+	// Label is an optional display name of the protocol revision
+	// ("2025-11-25").
+	Label   string `json:"label,omitempty"`
+	Status  string `json:"status"`
+	Schema  string `json:"schema"`
+	Vectors string `json:"vectors"`
+	Golden  string `json:"golden"`
+	// Roles are the roles an IUT can play, the default first.
+	Roles []Role `json:"roles"`
+	// Envelope says how frames are classified and correlated.
+	Envelope envelope.Spec `json:"envelope"`
+	// PassOver and Tolerate are the frames the runner skips, or allows
+	// without keeping them in the summary.
+	PassOver []envelope.RuleSpec `json:"passOver,omitempty"`
+	Tolerate []envelope.RuleSpec `json:"tolerate,omitempty"`
+	// AfterInput is what an IUT does once stdin closes: AfterInputEither
+	// (default), AfterInputExit or AfterInputKeepRunning.
+	AfterInput string `json:"afterInput,omitempty"`
 	// Preflight names a session vector run before the others; an IUT that
-	// does not pass it does not speak this version.
+	// does not pass it does not speak this version. Vectors' Requires are
+	// checked against the frames the IUT wrote in it.
 	Preflight string           `json:"preflight,omitempty"`
 	Normalize []normalize.Spec `json:"normalize,omitempty"`
 	// Conformance is what the protocol lets an implementation write
 	// differently from the golden summary (see [compare.Spec]).
 	Conformance compare.Spec `json:"conformance"`
+
+	env                *envelope.Envelope
+	passOver, tolerate []envelope.Rule
+}
+
+// Role is one role of a version: a name vectors, goldens, profiles and
+// --role use, what the IUT does in it, and where its goldens live.
+type Role struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Golden is the role's golden folder (a suite path); by default the
+	// version's golden folder and the role's name.
+	Golden string `json:"golden,omitempty"`
+}
+
+// Values of Version.AfterInput and a vector's expect.afterInput.
+const (
+	// AfterInputEither: the IUT should exit within the grace period once
+	// stdin closes; one that does not is stopped, and a note says so.
+	AfterInputEither = "either"
+	// AfterInputExit: it must exit within the grace period.
+	AfterInputExit = "exit"
+	// AfterInputKeepRunning: it is a service that runs until stopped; it
+	// is stopped after the grace period, without a note.
+	AfterInputKeepRunning = "keepRunning"
+)
+
+// Env returns the version's compiled envelope.
+func (v *Version) Env() *envelope.Envelope { return v.env }
+
+// PassOverRules and TolerateRules return the version's compiled frame
+// rules.
+func (v *Version) PassOverRules() []envelope.Rule { return v.passOver }
+func (v *Version) TolerateRules() []envelope.Rule { return v.tolerate }
+
+// DefaultRole returns the name of the version's first role.
+func (v *Version) DefaultRole() string {
+	if len(v.Roles) == 0 {
+		return ""
+	}
+	return v.Roles[0].Name
+}
+
+// Role returns the role named name, or nil.
+func (v *Version) Role(name string) *Role {
+	for i := range v.Roles {
+		if v.Roles[i].Name == name {
+			return &v.Roles[i]
+		}
+	}
+	return nil
+}
+
+// RoleNames returns the names of the version's roles, in order.
+func (v *Version) RoleNames() []string {
+	out := make([]string, len(v.Roles))
+	for i, r := range v.Roles {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// compile compiles the version's envelope and frame rules and checks its
+// roles. Errors: plain, for SUITE_INVALID.
+func (v *Version) compile() error {
+	var err error
+	if v.env, err = envelope.Compile(v.Envelope); err != nil {
+		return err
+	}
+	if v.passOver, err = envelope.CompileRules("passOver", v.PassOver, false); err != nil {
+		return err
+	}
+	if v.tolerate, err = envelope.CompileRules("tolerate", v.Tolerate, true); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, r := range v.Roles {
+		if seen[r.Name] {
+			return fmt.Errorf("role %q is declared twice", r.Name)
+		}
+		seen[r.Name] = true
+	}
+	return nil
 }
 
 // Suite is a loaded suite. Its fields are read-only after [Load].
@@ -77,6 +174,8 @@ type Suite struct {
 	Files *FileDigests
 	// Schemas compiles the suite's schemas (shared, concurrency-safe).
 	Schemas *schema.Set
+	// Meta compiles the kit's meta-schemas (see Options.Meta).
+	Meta *schema.Set
 	// Problems lists files whose digest differs from the manifest or that
 	// the manifest does not list (SUITE_DIGEST_MISMATCH, SUITE_FILE_UNLISTED),
 	// keyed by path. Vectors and golden files named here are invalid.
@@ -88,6 +187,11 @@ type Options struct {
 	// SkipDigest loads without reading MANIFEST.sha256 (used while golden
 	// files and the manifest are regenerated).
 	SkipDigest bool
+	// Meta holds the kit's meta-schemas (schemas/suite.schema.json,
+	// schemas/vector.schema.json), which suite.json and every vector file
+	// are validated against: the conform binary serves its own copy, so a
+	// suite holds only its own files. Nil takes them from the suite itself.
+	Meta fs.FS
 }
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
@@ -98,7 +202,10 @@ type Options struct {
 // itself is affected (those make every result meaningless). Digest problems
 // of vector and golden files are kept in Suite.Problems instead.
 func Load(fsys fs.FS, opt Options) (*Suite, error) {
-	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Problems: map[string]error{}}
+	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Meta: schema.NewSet(fsys), Problems: map[string]error{}}
+	if opt.Meta != nil {
+		s.Meta = schema.NewSet(opt.Meta)
+	}
 	data, err := fs.ReadFile(fsys, ManifestFile)
 	if err != nil {
 		return nil, wrapCode(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
@@ -125,7 +232,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
 	}
-	sch, err := s.Schemas.Compile(SuiteSchemaFile)
+	sch, err := s.Meta.Compile(SuiteSchemaFile)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +243,9 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "decode %s", ManifestFile)
 	}
 	seen := map[int]bool{}
-	for _, ver := range s.Manifest.Versions {
-		if err := checkPaths(ver); err != nil {
+	for i := range s.Manifest.Versions {
+		ver := &s.Manifest.Versions[i]
+		if err := checkPaths(*ver); err != nil {
 			return nil, err
 		}
 		if seen[ver.Version] {
@@ -148,6 +256,9 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 			return nil, err
 		}
 		if _, err := compare.Compile(&ver.Conformance); err != nil {
+			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
+		}
+		if err := ver.compile(); err != nil {
 			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
 		}
 	}
@@ -165,7 +276,13 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 // an absolute path, SUITE_INVALID for any other unclean form ("./x", "x/",
 // "a//b").
 func checkPaths(ver Version) error {
-	for _, f := range []struct{ member, value string }{{"schema", ver.Schema}, {"vectors", ver.Vectors}, {"golden", ver.Golden}} {
+	paths := []struct{ member, value string }{{"schema", ver.Schema}, {"vectors", ver.Vectors}, {"golden", ver.Golden}}
+	for _, r := range ver.Roles {
+		if r.Golden != "" {
+			paths = append(paths, struct{ member, value string }{"role " + r.Name + " golden", r.Golden})
+		}
+	}
+	for _, f := range paths {
 		switch {
 		case outsidePath(f.value):
 			return kiterr.New(kiterr.SuitePathOutside, "%s: version %d: %s %q leaves the suite: suite paths are relative to the suite root and have no `..` element", ManifestFile, ver.Version, f.member, f.value)
@@ -437,14 +554,19 @@ func DigestManifest(digests map[string]string) []byte {
 	return b.Bytes()
 }
 
-// GoldenPath returns the suite-relative golden file of a vector: the
-// version's golden folder, then the role's subfolder unless the role is
-// "agent", then <id>.json.
-func GoldenPath(ver *Version, role, id string) string {
-	if role == "" || role == "agent" {
-		return path.Join(ver.Golden, id+".json")
+// GoldenDir returns the suite-relative golden folder of role: the role's
+// golden member, else the version's golden folder and the role's name.
+func GoldenDir(ver *Version, role string) string {
+	if r := ver.Role(role); r != nil && r.Golden != "" {
+		return r.Golden
 	}
-	return path.Join(ver.Golden, role, id+".json")
+	return path.Join(ver.Golden, role)
+}
+
+// GoldenPath returns the suite-relative golden file of a vector: its
+// role's golden folder ([GoldenDir]), then <id>.json.
+func GoldenPath(ver *Version, role, id string) string {
+	return path.Join(GoldenDir(ver, role), id+".json")
 }
 
 // MaxGoldenFile is the largest golden file read, in bytes (64 MiB): a
@@ -481,6 +603,34 @@ func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
 	}
 	if !bytes.Equal(c, data) {
 		return nil, kiterr.New(kiterr.GoldenInvalid, "golden %s is not in RFC 8785 canonical form", p)
+	}
+	return data, nil
+}
+
+// MaxSuiteFile is the largest input or fixture file read (files/), in
+// bytes (16 MiB, as a vector file).
+const MaxSuiteFile = MaxVectorFile
+
+// ReadFile returns the bytes of a suite file under files/ (a vector's
+// input or fixture file), checked against MANIFEST.sha256 as it is read.
+// Errors: SUITE_FILE_UNLISTED (missing, or not listed),
+// SUITE_DIGEST_MISMATCH, SUITE_PATH_OUTSIDE, VECTOR_TOO_LARGE (over
+// [MaxSuiteFile]), IO.
+func (s *Suite) ReadFile(name string) ([]byte, error) {
+	if prob := s.Problems[name]; prob != nil {
+		return nil, prob
+	}
+	data, tooLarge, err := readFile(s.FS, name, MaxSuiteFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, kiterr.Wrap(kiterr.SuiteFileUnlisted, err, "suite file %s does not exist", name)
+	case err != nil:
+		return nil, wrapCode(kiterr.IO, err, "read %s", name)
+	case tooLarge:
+		return nil, kiterr.New(kiterr.VectorTooLarge, "suite file %s is larger than %d bytes", name, MaxSuiteFile)
+	}
+	if err := s.checkDigest(name, data); err != nil {
+		return nil, err
 	}
 	return data, nil
 }

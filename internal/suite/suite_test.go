@@ -28,9 +28,15 @@ const tinyManifest = `{
       "schema": "schemas/control.v1.json",
       "vectors": "vectors/v1",
       "golden": "golden/v1",
-      "replyBySubtype": "#/$defs/ReplyBySubtype/properties",
-      "controlTypes": ["control_request", "control_response"],
-      "passOver": ["system"],
+      "roles": [{"name": "agent", "golden": "golden/v1", "description": "answers requests"}],
+      "envelope": {
+        "frames": [
+          {"name": "control_request", "kind": "request", "when": [{"path": "/type", "equals": "control_request"}], "id": "/request_id", "method": "/request/subtype"},
+          {"name": "control_response", "kind": "reply", "when": [{"path": "/type", "equals": "control_response"}], "id": "/response/request_id"}
+        ],
+        "replyBody": "#/$defs/ReplyBySubtype/properties"
+      },
+      "passOver": [{"when": [{"path": "/type", "equals": "system"}], "reason": "stream messages"}],
       "normalize": [{"path": "**/uuid", "format": "uuid"}]
     }
   ]
@@ -144,8 +150,12 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("Manifest = %+v", s.Manifest)
 	}
 	ver := s.Manifest.Versions[0]
-	if diff := cmp.Diff([]string{"control_request", "control_response"}, ver.ControlTypes); diff != "" {
-		t.Errorf("ControlTypes (-want +got):\n%s", diff)
+	var classes []string
+	for _, c := range ver.Env().Classes() {
+		classes = append(classes, c.Name+":"+c.Kind)
+	}
+	if diff := cmp.Diff([]string{"control_request:request", "control_response:reply"}, classes); diff != "" {
+		t.Errorf("envelope classes (-want +got):\n%s", diff)
 	}
 	if len(ver.Normalize) != 1 || ver.Normalize[0].Path != "**/uuid" {
 		t.Errorf("Normalize = %+v", ver.Normalize)
@@ -510,11 +520,11 @@ func TestReadGolden(t *testing.T) {
 
 func TestGoldenPath(t *testing.T) {
 	t.Parallel()
-	ver := &suite.Version{Golden: "golden/v1"}
+	ver := &suite.Version{Golden: "golden/v1", Roles: []suite.Role{{Name: "agent", Golden: "golden/v1"}, {Name: "host"}}}
 	tests := []struct{ role, id, want string }{
 		{"agent", "x", "golden/v1/x.json"},
-		{"", "x", "golden/v1/x.json"},
 		{"host", "y.z", "golden/v1/host/y.z.json"},
+		{"server", "s", "golden/v1/server/s.json"},
 	}
 	for _, tc := range tests {
 		if got := suite.GoldenPath(ver, tc.role, tc.id); got != tc.want {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -73,6 +74,24 @@ type Vector struct {
 	Normalize []normalize.Spec `json:"normalize,omitempty"`
 	// Conformance adds to the version's conformance rules.
 	Conformance *compare.Spec `json:"conformance,omitempty"`
+	// Peer is the scripted peer: requests the IUT sends, answered by the
+	// runner.
+	Peer []PeerRule `json:"peer,omitempty"`
+	// PassOver and Tolerate add to the version's frame rules.
+	PassOver []envelope.RuleSpec `json:"passOver,omitempty"`
+	Tolerate []envelope.RuleSpec `json:"tolerate,omitempty"`
+	// Requires are predicates some frame the IUT wrote in the version's
+	// preflight vector must satisfy for this vector to apply.
+	Requires []envelope.Predicate `json:"requires,omitempty"`
+	// Args are appended to the IUT's command, Env added to its
+	// environment (both may use ${suite:PATH} and ${work}); Files are
+	// written into its working directory before it starts.
+	Args  []string          `json:"args,omitempty"`
+	Env   map[string]string `json:"env,omitempty"`
+	Files []File            `json:"files,omitempty"`
+	// Fixture lists suite files (under files/) that together are the
+	// vector's golden: each is one frame the IUT must write.
+	Fixture []string `json:"fixture,omitempty"`
 
 	// Message vectors.
 	Definition string `json:"definition,omitempty"`
@@ -90,15 +109,15 @@ type SendItem struct {
 	Line     *string   `json:"line,omitempty"`
 	Base64   *string   `json:"base64,omitempty"`
 	Generate *Generate `json:"generate,omitempty"`
-	// Await is a request_id (raw JSON, compared by its RFC 8785 form): the
-	// lines after it are written only once the IUT has replied to that
-	// request (a control_response with that request_id). It writes
-	// nothing itself. [Vector] checks that a frame sent before it carries
-	// that request_id and that a line follows it.
+	// Await is a correlation id (raw JSON, compared by its RFC 8785 form):
+	// the lines after it are written only once the IUT has replied to that
+	// request. It writes nothing itself. [Vector] checks that a request
+	// sent before it carries that id (or Expect.Replies lists it) and that
+	// a line follows it.
 	Await json.RawMessage `json:"await,omitempty"`
 }
 
-// AwaitKey returns the RFC 8785 form of an await item's request_id, the
+// AwaitKey returns the RFC 8785 form of an await item's id, the
 // key the runner tracks replies by, and whether item is an await item.
 func (it SendItem) AwaitKey() (string, bool) {
 	if it.Await == nil {
@@ -111,6 +130,28 @@ func (it SendItem) AwaitKey() (string, bool) {
 	return string(k), true
 }
 
+// PeerRule is one rule of a vector's scripted peer: a request the IUT
+// writes that Match holds for is answered with Reply, the request's own id
+// set at the envelope's reply id pointer.
+type PeerRule struct {
+	Match  []envelope.Predicate `json:"match"`
+	Reply  any                  `json:"reply"`
+	Reason string               `json:"reason,omitempty"`
+}
+
+// File is a file written into the IUT's working directory before it
+// starts: Path (relative, clean, inside the directory) holds the suite file
+// From, or Text.
+type File struct {
+	Path string  `json:"path"`
+	From string  `json:"from,omitempty"`
+	Text *string `json:"text,omitempty"`
+}
+
+// FilesDir is the suite folder that fixture and input files live in; the
+// suite digest (MANIFEST.sha256) covers it.
+const FilesDir = "files"
+
 // Generate builds a long line: Prefix, then Repeat Count times, then Suffix.
 type Generate struct {
 	Prefix string `json:"prefix"`
@@ -121,14 +162,18 @@ type Generate struct {
 
 // Expect is what a session vector requires of the IUT.
 type Expect struct {
-	// Replies are request_id values that must each get one control_response.
+	// Replies are correlation ids that must each get exactly one reply.
 	Replies []any `json:"replies,omitempty"`
 	// Exit is "", "zero", "nonzero" or "any": the IUT must end by itself.
 	Exit string `json:"exit,omitempty"`
-	// Order lists sequences of request_ids whose first replies must be
-	// written in that order (e.g. a hold's reply before its release's,
-	// docs/v2.md §8), whether they come before or after stdin closes.
+	// Order lists sequences whose first occurrences must come in that
+	// order, whether before or after stdin closes: an element is a
+	// correlation id (the reply to that request) or {"match": [predicates]}
+	// (the first frame that matches), e.g. a hold's reply before its
+	// release's (docs/v2.md §8).
 	Order [][]any `json:"order,omitempty"`
+	// AfterInput overrides the version's AfterInput.
+	AfterInput string `json:"afterInput,omitempty"`
 }
 
 // Bytes returns the line to write for item, with its LF. A frame is written
@@ -294,7 +339,7 @@ func (v *Vector) ref() Ref {
 // vectors loads every vector file of ver, in path order, giving each good
 // one to keep and returning the bad ones.
 func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
-	sch, err := s.Schemas.Compile(VectorSchemaFile)
+	sch, err := s.Meta.Compile(VectorSchemaFile)
 	if err != nil {
 		return nil, err
 	}
@@ -467,28 +512,172 @@ func (v *Vector) check(ver *Version) error {
 			return kiterr.New(kiterr.VectorTooLarge, "%s: send[0] to send[%d] add up to %d bytes, more than the %d a vector may send", v.Path, i, total, MaxSendBytes)
 		}
 	}
-	return v.checkAwaits()
+	if err := v.checkInputs(ver); err != nil {
+		return err
+	}
+	return v.checkAwaits(ver)
 }
 
-// checkAwaits checks every await item: it names the request_id of a frame
-// sent before it, and a line follows it (an await with nothing after it
-// would wait for nothing). Errors: VECTOR_INVALID.
-func (v *Vector) checkAwaits() error {
+// checkInputs checks what a session vector declares beyond its lines: its
+// role is one of the version's, its files stay inside the IUT's working
+// directory and come from the suite's files folder, its fixture files are
+// there too, its frame rules, peer rules and requires compile, and its
+// afterInput is known. Errors: VECTOR_INVALID.
+func (v *Vector) checkInputs(ver *Version) error {
+	if v.Kind != KindSession {
+		return nil
+	}
+	if ver.Role(v.Role) == nil {
+		return kiterr.New(kiterr.VectorInvalid, "%s: role %q is not a role of version %d (%s)", v.Path, v.Role, ver.Version, strings.Join(ver.RoleNames(), ", "))
+	}
+	switch v.Expect.AfterInput {
+	case "", AfterInputEither, AfterInputExit, AfterInputKeepRunning:
+	default:
+		return kiterr.New(kiterr.VectorInvalid, "%s: expect.afterInput %q is not either, exit or keepRunning", v.Path, v.Expect.AfterInput)
+	}
+	for i, f := range v.Files {
+		if !fs.ValidPath(f.Path) || f.Path == "." || strings.Contains(f.Path, `\`) {
+			return kiterr.New(kiterr.VectorInvalid, "%s: files[%d]: path %q is not a clean relative path inside the IUT's working directory", v.Path, i, f.Path)
+		}
+		if (f.From == "") == (f.Text == nil) {
+			return kiterr.New(kiterr.VectorInvalid, "%s: files[%d] (%s): give exactly one of from and text", v.Path, i, f.Path)
+		}
+		if f.From != "" {
+			if err := checkSuiteFile(f.From); err != nil {
+				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: files[%d]", v.Path, i)
+			}
+		}
+	}
+	for i, f := range v.Fixture {
+		if err := checkSuiteFile(f); err != nil {
+			return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: fixture[%d]", v.Path, i)
+		}
+	}
+	for _, s := range append(slices.Clone(v.Args), envValues(v.Env)...) {
+		for _, ref := range SuiteRefs(s) {
+			if err := checkSuiteFile(ref); err != nil {
+				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: ${suite:%s}", v.Path, ref)
+			}
+		}
+	}
+	if _, err := envelope.CompileRules("passOver", v.PassOver, false); err != nil {
+		return kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+	}
+	if _, err := envelope.CompileRules("tolerate", v.Tolerate, true); err != nil {
+		return kiterr.Wrap(kiterr.VectorInvalid, err, "%s", v.Path)
+	}
+	if _, err := envelope.CompileMatch(v.Requires); err != nil {
+		return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: requires", v.Path)
+	}
+	if len(v.Peer) > 0 && ver.Env().ReplyClass() == nil {
+		return kiterr.New(kiterr.VectorInvalid, "%s: peer rules need a reply class in the version's envelope", v.Path)
+	}
+	for i, p := range v.Peer {
+		if len(p.Match) == 0 {
+			return kiterr.New(kiterr.VectorInvalid, "%s: peer[%d]: match has no predicate", v.Path, i)
+		}
+		if _, err := envelope.CompileMatch(p.Match); err != nil {
+			return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: peer[%d]", v.Path, i)
+		}
+	}
+	for i, seq := range v.Expect.Order {
+		for j, el := range seq {
+			if _, _, err := OrderElement(el); err != nil {
+				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: expect.order[%d][%d]", v.Path, i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// OrderElement reads one element of an expect.order sequence: a
+// correlation id (key is its RFC 8785 text) or {"match": [predicates]}
+// (m is the compiled match). Errors: an object that is not a match, a
+// match that does not compile.
+func OrderElement(el any) (key string, m envelope.Match, err error) {
+	obj, isObj := el.(map[string]any)
+	if !isObj {
+		return envelope.Key(el), nil, nil
+	}
+	raw, ok := obj["match"]
+	if !ok || len(obj) != 1 {
+		return "", nil, fmt.Errorf("an object in an order sequence is {\"match\": [predicates]}")
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	var ps []envelope.Predicate
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return "", nil, fmt.Errorf("match: %w", err)
+	}
+	if len(ps) == 0 {
+		return "", nil, fmt.Errorf("match has no predicate")
+	}
+	m, err = envelope.CompileMatch(ps)
+	return "", m, err
+}
+
+func envValues(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, v := range env {
+		out = append(out, v)
+	}
+	return out
+}
+
+// checkSuiteFile checks that name is a clean suite path under [FilesDir].
+func checkSuiteFile(name string) error {
+	if !fs.ValidPath(name) || !strings.HasPrefix(name, FilesDir+"/") || strings.Contains(name, `\`) {
+		return fmt.Errorf("%q is not a clean suite path under %s/ (the folder MANIFEST.sha256 covers for input and fixture files)", name, FilesDir)
+	}
+	return nil
+}
+
+// SuiteRefs returns the PATHs of the ${suite:PATH} placeholders in s, in
+// order.
+func SuiteRefs(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${suite:")
+		if i < 0 {
+			return out
+		}
+		s = s[i+len("${suite:"):]
+		j := strings.IndexByte(s, '}')
+		if j < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:j])
+		s = s[j+1:]
+	}
+}
+
+// checkAwaits checks every await item: it names the correlation id of a
+// request sent before it (a send frame the version's envelope classifies
+// as a request) or one that expect.replies lists, and a line follows it
+// (an await with nothing after it would wait for nothing). Errors:
+// VECTOR_INVALID.
+func (v *Vector) checkAwaits(ver *Version) error {
 	sent := map[string]bool{}
+	for _, id := range v.Expect.Replies {
+		sent[envelope.Key(id)] = true
+	}
+	env := ver.Env()
 	for i, it := range v.Send {
 		k, await := it.AwaitKey()
 		if !await {
-			if m, ok := it.Frame.(map[string]any); ok {
-				if id, ok := m["request_id"]; ok {
-					if c, err := canon.Canonical(id); err == nil {
-						sent[string(c)] = true
+			if it.Frame != nil && env != nil {
+				if c := env.Classify(it.Frame); c != nil && c.Kind == envelope.Request {
+					if id, ok := c.ID(it.Frame); ok {
+						sent[envelope.Key(id)] = true
 					}
 				}
 			}
 			continue
 		}
 		if !sent[k] {
-			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s, which no frame before it requests", v.Path, i, k)
+			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s, which no request before it carries and expect.replies does not list", v.Path, i, k)
 		}
 		if i+1 == len(v.Send) || v.Send[i+1].Await != nil {
 			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s but no line follows it", v.Path, i, k)

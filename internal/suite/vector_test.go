@@ -103,7 +103,7 @@ func TestVectorsBad(t *testing.T) {
 			name: "await of a request never sent",
 			file: "vectors/v1/agent/await-unknown.json",
 			data: strings.Replace(replace(`[{"frame":`, `[{"await": "r9"}, {"frame":`), `"ping"`, `"await-unknown"`, 1),
-			code: kiterr.VectorInvalid, fragments: []string{"send[0] awaits the reply to \"r9\", which no frame before it requests"},
+			code: kiterr.VectorInvalid, fragments: []string{"send[0] awaits the reply to \"r9\", which no request before it carries"},
 		},
 		{
 			name: "await with no line after it",

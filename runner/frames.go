@@ -1,0 +1,289 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/proc"
+)
+
+// frame judges one stdout line against the version's envelope and frame
+// rules and returns the decoded frame to keep in the summary, or nil: a
+// line that is not one JSON object is a finding; a frame a passOver rule
+// matches is skipped; a request of the IUT is answered by the vector's
+// scripted peer; a frame a tolerate rule matches is validated and counted
+// but not kept; a frame of no class is FRAME_TYPE_UNKNOWN; every other frame
+// is validated, a reply is matched to the request it answers (and its body
+// checked against the replyBody schema of the request's method), and the
+// frame is kept.
+func (s *session) frame(ln proc.Line) any {
+	p, o := s.p, s.o
+	switch {
+	case errors.Is(ln.Err, proc.ErrLineTooLong):
+		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+		return nil
+	case ln.Partial:
+		o.add(FindingFramePartial, ProtocolError, "the last stdout line (%d bytes) has no LF: %s", ln.Size, quote(ln.Data))
+		return nil
+	case len(bytes.TrimSpace(ln.Data)) == 0:
+		return nil // blank lines carry nothing; JSON-lines readers skip them
+	}
+	v, err := canon.Parse(ln.Data)
+	if err != nil {
+		o.add(frameErrorCode(err), ProtocolError, "%v in line %s", err, quoteAt(ln.Data, errorOffset(err)))
+		return nil
+	}
+	if _, ok := v.(map[string]any); !ok {
+		o.add(FindingFrameNotObject, ProtocolError, "line is not a JSON object: %s", quote(ln.Data))
+		return nil
+	}
+	if envelope.First(p.passOver, v) >= 0 || envelope.First(s.l.passOver, v) >= 0 {
+		return nil
+	}
+	c := p.env.Classify(v)
+	unanswered := c != nil && c.Kind == envelope.Request && !s.answer(c, v, ln.Data)
+	if i := s.tolerate(v); i >= 0 {
+		s.seen++
+		s.orderSeen(v)
+		for _, vi := range p.root.Validate(v) {
+			o.add(FindingFrameSchema, SchemaViolation, "%s: %s", p.ver.Schema, vi)
+		}
+		s.tolerated[i]++
+		if r := s.toleratedRule(i); r.Before != "" {
+			if req := s.sent[r.Before]; req != nil && req.replies > 0 {
+				o.add(FindingFrameOrder, Fail, "a frame the vector tolerates only before the reply to %s came after it (%s): %s", r.Before, r.Reason, quote(ln.Data))
+			}
+		}
+		return nil
+	}
+	if c == nil {
+		o.add(FindingFrameTypeUnknown, ProtocolError, "the frame matches no frame class of the suite's envelope (%s) and no passOver or tolerate rule: %s", classNames(p.env), quote(ln.Data))
+		return nil
+	}
+	s.seen++
+	s.orderSeen(v)
+	for _, vi := range p.root.Validate(v) {
+		o.add(FindingFrameSchema, SchemaViolation, "%s: %s", p.ver.Schema, vi)
+	}
+	if unanswered {
+		o.add(FindingRequestUnanswered, Fail, "the IUT sent a %s request (method %q) that no peer rule of the vector answers and no tolerate rule allows: %s", c.Name, c.Method(v), quote(ln.Data))
+	}
+	if c.Kind != envelope.Reply {
+		return v
+	}
+	id, hasID := c.ID(v)
+	if !hasID {
+		return v // the schema violation says it
+	}
+	k := envelope.Key(id)
+	req := s.sent[k]
+	switch {
+	case req == nil:
+		o.add(FindingReplyUnsolicited, ProtocolError, "reply to id %s, which no request sent carries", k)
+		return v
+	case req.replies > 0:
+		o.add(FindingReplyDuplicate, ProtocolError, "second reply to id %s", k)
+	}
+	req.replies++
+	if req.first == 0 {
+		req.first = s.seen
+	}
+	if c.Outcome(v) == envelope.Success {
+		if sch := p.byMethod[req.method]; sch != nil {
+			for _, vi := range sch.Validate(v) {
+				o.add(FindingReplyBodySchema, SchemaViolation, "reply to %s: %s", req.method, vi)
+			}
+		}
+	}
+	return v
+}
+
+// classNames lists the envelope's frame class names.
+func classNames(e *envelope.Envelope) string {
+	var names []string
+	for _, c := range e.Classes() {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// tolerate returns the index (version rules first, then the vector's) of
+// the first tolerate rule that matches v, or -1.
+func (s *session) tolerate(v any) int {
+	if i := envelope.First(s.p.tolerate, v); i >= 0 {
+		return i
+	}
+	if i := envelope.First(s.l.tolerate, v); i >= 0 {
+		return len(s.p.tolerate) + i
+	}
+	return -1
+}
+
+func (s *session) toleratedRule(i int) envelope.Rule {
+	if i < len(s.p.tolerate) {
+		return s.p.tolerate[i]
+	}
+	return s.l.tolerate[i-len(s.p.tolerate)]
+}
+
+// checkTolerated reports tolerate rules that allowed more frames than
+// their max.
+func (s *session) checkTolerated() {
+	for i, n := range s.tolerated {
+		if r := s.toleratedRule(i); r.Max > 0 && n > r.Max {
+			s.o.add(FindingFrameToleratedTooMany, Fail, "the IUT wrote %d frames of a kind the vector tolerates at most %d time(s) (%s)", n, r.Max, r.Reason)
+		}
+	}
+}
+
+// answer writes the scripted peer's reply to a request of the IUT: the
+// reply of the vector's first peer rule that matches it, with the
+// request's own id at the envelope's reply id pointer. It reports whether
+// a rule matched. A request that comes once stdin is closed cannot be
+// answered: a note says so.
+func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
+	for _, r := range s.l.peer {
+		if !r.match.Holds(v) {
+			continue
+		}
+		id, _ := c.ID(v)
+		reply, ok := s.p.env.ReplyClass().WithID(r.reply, id)
+		b, err := canon.Canonical(reply)
+		switch {
+		case !ok || err != nil:
+			s.o.add(FindingRequestUnanswered, Fail, "the peer rule for %s has a reply the request's id cannot be set in (%s)", quote(line), r.reason)
+		case !s.open:
+			s.o.add(FindingRequestUnanswered, "", "the IUT sent %s after stdin closed; the peer's reply was not written", quote(line))
+		default:
+			s.pr.Send([][]byte{append(b, '\n')})
+		}
+		return true
+	}
+	return false
+}
+
+// orderSeen records, for each match element of expect.order, the position
+// of the first frame it matches.
+func (s *session) orderSeen(v any) {
+	for i, m := range s.l.orderMatches {
+		if s.orderAt[i] == 0 && m.Holds(v) {
+			s.orderAt[i] = s.seen
+		}
+	}
+}
+
+// checkOrder adds a REPLY_ORDER finding for each expect.order sequence
+// whose elements came in another order. Elements not seen are left to
+// REPLY_MISSING (ids) or the golden comparison (matches).
+func (s *session) checkOrder() {
+	for _, seq := range s.l.order {
+		prev, prevName := 0, ""
+		for _, el := range seq {
+			at, name := 0, el.name
+			if el.match >= 0 {
+				at = s.orderAt[el.match]
+			} else if r := s.sent[el.key]; r != nil {
+				at = r.first
+			}
+			if at == 0 {
+				continue
+			}
+			if at < prev {
+				s.o.add(FindingReplyOrder, Fail, "%s came before %s; the vector requires the order %s", name, prevName, seqNames(seq))
+				break
+			}
+			prev, prevName = at, name
+		}
+	}
+}
+
+func seqNames(seq []orderElement) string {
+	out := make([]string, len(seq))
+	for i, el := range seq {
+		out[i] = el.name
+	}
+	return strings.Join(out, ", ")
+}
+
+// track records the request a send line carries (a frame the envelope
+// classifies as a request with an id), by the RFC 8785 text of its id;
+// other lines, and ids already tracked, are left alone.
+func (p *plan) track(sent map[string]*request, ln sendLine) {
+	v, ok := sentValue(ln, p.env.Locations())
+	if !ok {
+		return
+	}
+	c := p.env.Classify(v)
+	if c == nil || c.Kind != envelope.Request {
+		return
+	}
+	id, ok := c.ID(v)
+	if !ok {
+		return
+	}
+	k := envelope.Key(id)
+	if sent[k] != nil {
+		return
+	}
+	sent[k] = &request{method: c.Method(v)}
+}
+
+// declared answers compare.Declared for the frames of one session: a member
+// is declared when the version's root schema or, for a success reply, the
+// replyBody schema of the method of the request it answers declares it
+// there.
+func (p *plan) declared(sent map[string]*request) compare.Declared {
+	return func(frame any, at, name string) bool {
+		toks := pointerTokens(at)
+		if p.root.Declares(toks, name) {
+			return true
+		}
+		c := p.env.Classify(frame)
+		if c == nil || c.Kind != envelope.Reply {
+			return false
+		}
+		id, ok := c.ID(frame)
+		if !ok {
+			return false
+		}
+		if req := sent[envelope.Key(id)]; req != nil {
+			if sch := p.byMethod[req.method]; sch != nil {
+				return sch.Declares(toks, name)
+			}
+		}
+		return false
+	}
+}
+
+// pointerTokens splits an RFC 6901 pointer ("/a/b~1c") into its unescaped
+// reference tokens; "" gives none.
+func pointerTokens(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, t := range toks {
+		toks[i] = canon.UnescapePointer(t)
+	}
+	return toks
+}
+
+// arrived returns the ids of before that are not in after (both sorted).
+func arrived(before, after []string) []string {
+	var out []string
+	j := 0
+	for _, k := range before {
+		for j < len(after) && after[j] < k {
+			j++
+		}
+		if j < len(after) && after[j] == k {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
