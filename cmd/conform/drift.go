@@ -99,7 +99,7 @@ func cmdDrift(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitInterrupted
 		}
 	}
-	t := drift.NewTimeline(recs, drift.Options{EnumValues: drift.EnumValues(schemaDoc)})
+	t := drift.NewTimeline(recs, drift.Options{EnumValues: drift.EnumValues(schemaDoc, ver.Env().Discriminators()), Envelope: ver.Env()})
 	switch *format {
 	case "json":
 		err = drift.WriteJSON(stdout, t)

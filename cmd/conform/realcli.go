@@ -497,7 +497,7 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, err)
 	}
-	enums := drift.EnumValues(schemaDoc)
+	dopt := drift.Options{EnumValues: drift.EnumValues(schemaDoc, ver.Env().Discriminators()), Envelope: ver.Env()}
 	vs, skipped, err := producibleHostVectors(s, 1, filters)
 	if err != nil {
 		return fail(stderr, err)
@@ -511,7 +511,7 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = fidelityVector(ctx, v, prof, *timeout, enums, decisions)
+			results[i] = fidelityVector(ctx, v, prof, *timeout, dopt, decisions)
 		}()
 	}
 	wg.Wait()
@@ -593,7 +593,7 @@ func cut(s string, n int) string {
 }
 
 // fidelityVector plays v through the CLI with the reference host answering.
-func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile, timeout time.Duration, enums map[string][]string, decisions []cliplay.Decision) fidelityResult {
+func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile, timeout time.Duration, dopt drift.Options, decisions []cliplay.Decision) fidelityResult {
 	res := fidelityResult{ID: v.ID}
 	broken := func(err error) fidelityResult {
 		res.Status, res.Reason = fidBroken, err.Error()
@@ -665,7 +665,7 @@ func fidelityVector(ctx context.Context, v *suite.Vector, prof *profile.Profile,
 		}
 		res.Adoptable = append(res.Adoptable, a)
 	}
-	diffs, err := cliplay.Differences(v.ID, play, obs, work, enums)
+	diffs, err := cliplay.Differences(v.ID, play, obs, work, dopt)
 	if err != nil {
 		return broken(err)
 	}

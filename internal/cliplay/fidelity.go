@@ -126,8 +126,8 @@ func Adoptable(it Item, sent json.RawMessage, cwd string) (map[string]any, error
 // CLI sends, REQUIRED_REMOVED one only the vector has, TEXT_CHANGED a
 // different string, ...), each with Vector set to id and a pointer of the
 // form /frames/<item>/...; items the CLI never sent are left out (see
-// Observation.Sent). schema gives the enum values (drift.EnumValues).
-func Differences(id string, p *Play, obs *Observation, cwd string, enums map[string][]string) ([]drift.Finding, error) {
+// Observation.Sent). opt gives the enum values (drift.EnumValues) and the envelope frames are paired by.
+func Differences(id string, p *Play, obs *Observation, cwd string, opt drift.Options) ([]drift.Finding, error) {
 	var out []drift.Finding
 	for i, it := range p.Items {
 		if obs.Sent[i] == nil {
@@ -145,7 +145,7 @@ func Differences(id string, p *Play, obs *Observation, cwd string, enums map[str
 		if err != nil {
 			return nil, err
 		}
-		rep := drift.Compare(&drift.Recording{Summaries: map[string][]byte{id: vb}}, &drift.Recording{Summaries: map[string][]byte{id: cb}}, drift.Options{EnumValues: enums})
+		rep := drift.Compare(&drift.Recording{Summaries: map[string][]byte{id: vb}}, &drift.Recording{Summaries: map[string][]byte{id: cb}}, opt)
 		for _, f := range rep.Findings {
 			f.Pointer = fmt.Sprintf("/frames/%d", i) + strings.TrimPrefix(f.Pointer, "/frames/0")
 			out = append(out, f)

@@ -206,7 +206,7 @@ func TestTapMapsIDsBothWays(t *testing.T) {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
 	// The fake CLI adds display_name, which the vector frames lack.
-	diffs, err := cliplay.Differences("v", p, obs, "", nil)
+	diffs, err := cliplay.Differences("v", p, obs, "", drift.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

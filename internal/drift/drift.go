@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/envelope"
 )
 
 // Verdicts of a [Finding].
@@ -49,14 +50,14 @@ func Rules() []Rule {
 	return []Rule{
 		{ID: "PROPERTY_ADDED_OPEN", Verdict: VerdictAdditive, Compat: true, Purpose: "Checks for a member the new output has and the old did not (anywhere but a discriminator): additive, v1 envelopes and bodies are open."},
 		{ID: "REQUIRED_REMOVED", Verdict: VerdictBreaking, Compat: true, Purpose: "Checks for a member below the envelope that the old output had and the new one lacks: a consumer that read it breaks."},
-		{ID: "ENVELOPE_RESTRUCTURED", Verdict: VerdictBreaking, Purpose: "Checks for a member of a frame's envelope (the frame's own members, and the members of a control_response's response object) that is gone or changed type."},
+		{ID: "ENVELOPE_RESTRUCTURED", Verdict: VerdictBreaking, Purpose: "Checks for a member of a frame's envelope (the frame's own members, and the members of the objects on the way to its correlation id, method or outcome, as the suite's envelope declares them) that is gone or changed type."},
 		{ID: "TYPE_CHANGED", Verdict: VerdictBreaking, Compat: true, Purpose: "Checks for a value whose JSON type changed (string, number, boolean, null, object, array)."},
-		{ID: "DISCRIMINATOR_CHANGED", Verdict: VerdictBreaking, Compat: true, Purpose: "Checks for a type or subtype member that changed value (success to error, one frame type to another)."},
-		{ID: "ENUM_VALUE_ADDED", Verdict: VerdictAdditive, Compat: true, Purpose: "Checks for an error_code that changed or appeared with a new value, or an enum member (one whose schema gives enum or const values) whose new value the schema does not list: a new code or value."},
+		{ID: "DISCRIMINATOR_CHANGED", Verdict: VerdictBreaking, Compat: true, Purpose: "Checks for a discriminator member (the envelope's discriminators) that changed value, or a reply that changed from success to error or back (one finding for the reply, not one per member)."},
+		{ID: "ENUM_VALUE_ADDED", Verdict: VerdictAdditive, Compat: true, Purpose: "Checks for a code member (the envelope's codes: an open set of machine-readable values) that changed or appeared with a new value, or an enum member (one whose schema gives enum or const values) whose new value the schema does not list: a new code or value."},
 		{ID: "VALUE_CHANGED", Verdict: VerdictBreaking, Purpose: "Checks for a number, boolean, or an enum member's value the schema lists, that changed: the same question now gets another answer."},
-		{ID: "TEXT_CHANGED", Verdict: VerdictInfo, Purpose: "Checks for a free-text string (anything but a discriminator, error_code or enum member) that changed: for people, not programs."},
-		{ID: "FRAME_ADDED", Verdict: VerdictAdditive, Purpose: "Checks for a control frame the new output has and the old did not (a reply where there was none, a new request)."},
-		{ID: "FRAME_REMOVED", Verdict: VerdictBreaking, Purpose: "Checks for a control frame the old output had and the new one lacks (a reply no longer sent)."},
+		{ID: "TEXT_CHANGED", Verdict: VerdictInfo, Purpose: "Checks for a free-text string (anything but a discriminator, code or enum member) that changed: for people, not programs."},
+		{ID: "FRAME_ADDED", Verdict: VerdictAdditive, Purpose: "Checks for a frame the new output has and the old did not (a reply where there was none, a new request)."},
+		{ID: "FRAME_REMOVED", Verdict: VerdictBreaking, Purpose: "Checks for a frame the old output had and the new one lacks (a reply no longer sent)."},
 		{ID: "ITEM_ADDED", Verdict: VerdictAdditive, Purpose: "Checks for array items the new output has beyond the old ones."},
 		{ID: "ITEM_REMOVED", Verdict: VerdictBreaking, Purpose: "Checks for array items the old output had beyond the new ones."},
 		{ID: "EXIT_CHANGED", Verdict: VerdictBreaking, Purpose: "Checks that the way the implementation ended (exit zero, nonzero, by a signal, or not by itself) did not change."},
@@ -115,14 +116,19 @@ type Options struct {
 	// member is VALUE_CHANGED when the schema lists the new value, else
 	// ENUM_VALUE_ADDED. Names not listed are free text.
 	EnumValues map[string][]string
+	// Envelope is the suite version's envelope: frames are paired by their
+	// identity in it (class and correlation id), its discriminators and
+	// codes say which strings are not free text, and its classes say
+	// which members are the envelope's. Without one, frames are paired by
+	// position.
+	Envelope *envelope.Envelope
 }
 
 // Compare lists every difference from recording old to recording new. Frames
-// are paired by what they answer or ask (a control_response by its
-// request_id, a control_request or control_cancel_request by its
-// request_id, other frames by type and position), never by their sorted
-// position, so one changed reply does not shift the others. The output is
-// deterministic.
+// are paired by what they answer or ask (their class and correlation id in
+// the envelope: a reply by the id of the request it answers; frames without
+// an id by class, key and position), never by their sorted position, so one
+// changed reply does not shift the others. The output is deterministic.
 func Compare(old, new *Recording, opt Options) Report {
 	rep := Report{Old: old.Meta, New: new.Meta, Findings: []Finding{}}
 	rep.SuiteChanged = old.Meta.Suite.Digest != "" && new.Meta.Suite.Digest != "" && old.Meta.Suite.Digest != new.Meta.Suite.Digest
@@ -138,7 +144,11 @@ func Compare(old, new *Recording, opt Options) Report {
 		sorted = append(sorted, id)
 	}
 	slices.Sort(sorted)
-	d := &differ{enums: map[string]map[string]bool{}}
+	d := &differ{enums: map[string]map[string]bool{}, env: opt.Envelope}
+	if opt.Envelope != nil {
+		d.discriminators = opt.Envelope.Discriminators()
+		d.codes = opt.Envelope.Codes()
+	}
 	for name, vals := range opt.EnumValues {
 		d.enums[name] = map[string]bool{}
 		for _, v := range vals {
@@ -191,8 +201,11 @@ func Compare(old, new *Recording, opt Options) Report {
 }
 
 type differ struct {
-	enums    map[string]map[string]bool
-	vector   string
+	enums          map[string]map[string]bool
+	env            *envelope.Envelope
+	discriminators []string
+	codes          []string
+	vector         string
 	findings []Finding
 	verdicts map[string]string
 }
@@ -255,7 +268,7 @@ func (d *differ) summaries(ob, nb []byte) {
 		}
 		d.add("EXIT_CHANGED", ptr, in, strOrNil(olds.Exit), strOrNil(ns.Exit), "the way the implementation ended changed from %s to %s", exitWords(olds.Exit), exitWords(ns.Exit))
 	}
-	okeys, nkeys := frameKeys(olds.Frames), frameKeys(ns.Frames)
+	okeys, nkeys := d.frameKeys(olds.Frames), d.frameKeys(ns.Frames)
 	oldAt := map[string]int{}
 	for i, k := range okeys {
 		oldAt[k] = i
@@ -275,8 +288,27 @@ func (d *differ) summaries(ob, nb []byte) {
 			d.add("FRAME_ADDED", "/frames/"+strconv.Itoa(j), "new", nil, ns.Frames[j], "the %s is new", k)
 			continue
 		}
-		d.value(olds.Frames[i], ns.Frames[j], frameCtx{oldBase: "/frames/" + strconv.Itoa(i), newBase: "/frames/" + strconv.Itoa(j), typ: frameType(ns.Frames[j])}, nil)
+		of, nf := olds.Frames[i], ns.Frames[j]
+		if oo, no := d.outcome(of), d.outcome(nf); oo != "" && no != "" && oo != no {
+			// A success that became an error (or back) is one change of
+			// the reply, not one per member of its two shapes.
+			d.add("DISCRIMINATOR_CHANGED", "/frames/"+strconv.Itoa(j), "new", of, nf, "the %s changed from %s to %s", k, oo, no)
+			continue
+		}
+		d.value(of, nf, frameCtx{oldBase: "/frames/" + strconv.Itoa(i), newBase: "/frames/" + strconv.Itoa(j), frame: nf}, nil)
 	}
+}
+
+// outcome is a reply frame's outcome in the envelope (success or error),
+// or "".
+func (d *differ) outcome(f any) string {
+	if d.env == nil {
+		return ""
+	}
+	if c := d.env.Classify(f); c != nil && c.Kind == envelope.Reply {
+		return c.Outcome(f)
+	}
+	return ""
 }
 
 func strOrNil(s string) any {
@@ -293,33 +325,35 @@ func exitWords(e string) string {
 	return "exit " + strconv.Quote(e)
 }
 
-func frameType(f any) string {
-	m, _ := f.(map[string]any)
-	t, _ := m["type"].(string)
-	return t
-}
-
 // frameKeys names each frame by what it answers or asks, so frames pair
-// across recordings whatever their sorted position: "reply to request_id
-// <id>", "request <id>", "cancel of <id>", or "<type> frame"; a repeated
-// name gets " (#2)", " (#3)", ... in sorted order.
-func frameKeys(frames []any) []string {
+// across recordings whatever their sorted position: its identity in the
+// envelope (`reply to "req-1"`, `request 7`, `cancel of "a"`, or the
+// class, id and keys and " frame": `notification notifications/progress
+// frame`), or "frame" without an envelope; a repeated name gets " (#2)", " (#3)", ...
+// in sorted order.
+func (d *differ) frameKeys(frames []any) []string {
 	keys := make([]string, len(frames))
 	seen := map[string]int{}
 	for i, f := range frames {
-		m, _ := f.(map[string]any)
-		typ, _ := m["type"].(string)
-		var k string
-		switch typ {
-		case "control_response":
-			resp, _ := m["response"].(map[string]any)
-			k = "reply to request_id " + idText(resp, "request_id")
-		case "control_request":
-			k = "request with request_id " + idText(m, "request_id")
-		case "control_cancel_request":
-			k = "cancel of request_id " + idText(m, "request_id")
-		default:
-			k = strconv.Quote(typ) + " frame"
+		k := "frame"
+		if d.env != nil {
+			c := d.env.Classify(f)
+			id, hasID := any(nil), false
+			if c != nil {
+				id, hasID = c.ID(f)
+			}
+			switch {
+			case c == nil:
+			case hasID && c.Kind == envelope.Reply:
+				k = "reply to " + envelope.Key(id)
+			case hasID && c.Kind == envelope.Request:
+				k = "request " + envelope.Key(id)
+			case hasID && c.Kind == envelope.Cancel:
+				k = "cancel of " + envelope.Key(id)
+			default:
+				k, _ = d.env.Identity(f)
+				k += " frame"
+			}
 		}
 		seen[k]++
 		if n := seen[k]; n > 1 {
@@ -330,30 +364,21 @@ func frameKeys(frames []any) []string {
 	return keys
 }
 
-func idText(m map[string]any, name string) string {
-	v, ok := m[name]
-	if !ok {
-		return "(none)"
-	}
-	b, err := canon.Canonical(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
 // frameCtx locates a value inside a frame: the frame's pointer in each
-// summary, and its type (for the envelope rule).
+// summary, and the (new) frame itself (for the envelope rule).
 type frameCtx struct {
 	oldBase, newBase string
-	typ              string
+	frame            any
 }
 
-// envelope reports whether the member at toks (relative to the frame) is
-// part of the frame's envelope: a member of the frame itself, or of a
-// control_response's response object.
-func (c frameCtx) envelope(toks []string) bool {
-	return len(toks) == 1 || (len(toks) == 2 && c.typ == "control_response" && toks[0] == "response")
+// envelopeMember reports whether the member at toks (relative to the
+// frame) is part of the frame's envelope: a member of the frame itself, or
+// of an object on the way to its correlation id, method or outcome.
+func (d *differ) envelopeMember(c frameCtx, toks []string) bool {
+	if d.env == nil {
+		return len(toks) == 1
+	}
+	return d.env.EnvelopeMember(c.frame, toks)
 }
 
 func ptr(base string, toks []string) string {
@@ -387,7 +412,7 @@ func (d *differ) value(a, b any, c frameCtx, toks []string) {
 	ka, kb := kind(a), kind(b)
 	if ka != kb {
 		rule := "TYPE_CHANGED"
-		if c.envelope(toks) {
+		if d.envelopeMember(c, toks) {
 			rule = "ENVELOPE_RESTRUCTURED"
 		}
 		d.add(rule, ptr(c.newBase, toks), "new", orNull(a), orNull(b), "%s changed type from %s to %s", name(toks), ka, kb)
@@ -415,7 +440,7 @@ func (d *differ) value(a, b any, c frameCtx, toks []string) {
 				d.add("PROPERTY_ADDED_OPEN", ptr(c.newBase, sub), "new", nil, orNull(y), "member %s was added", name(sub))
 			case !inB:
 				rule := "REQUIRED_REMOVED"
-				if c.envelope(sub) {
+				if d.envelopeMember(c, sub) {
 					rule = "ENVELOPE_RESTRUCTURED"
 				}
 				d.add(rule, ptr(c.oldBase, sub), "old", orNull(x), nil, "member %s is gone", name(sub))
@@ -447,9 +472,9 @@ func (d *differ) value(a, b any, c frameCtx, toks []string) {
 		}
 		rule := "TEXT_CHANGED"
 		switch {
-		case member == "type" || member == "subtype":
+		case slices.Contains(d.discriminators, member):
 			rule = "DISCRIMINATOR_CHANGED"
-		case member == "error_code":
+		case slices.Contains(d.codes, member):
 			rule = "ENUM_VALUE_ADDED"
 		case d.enums[member] != nil:
 			rule = "ENUM_VALUE_ADDED"
@@ -478,9 +503,9 @@ func name(toks []string) string {
 // EnumValues collects, from a JSON Schema document (decoded JSON), every
 // property name whose schema gives string values by enum or const,
 // following local $ref and anyOf/oneOf/allOf branches, with those values;
-// "type" and "subtype" are left out (they are discriminators). The result
-// feeds [Options].EnumValues.
-func EnumValues(schema any) map[string][]string {
+// the names in skip (the envelope's discriminators) are left out. The
+// result feeds [Options].EnumValues.
+func EnumValues(schema any, skip []string) map[string][]string {
 	out := map[string][]string{}
 	seen := map[string]map[string]bool{}
 	var walk func(v any)
@@ -489,7 +514,7 @@ func EnumValues(schema any) map[string][]string {
 		case map[string]any:
 			if props, ok := x["properties"].(map[string]any); ok {
 				for name, sub := range props {
-					if name == "type" || name == "subtype" {
+					if slices.Contains(skip, name) {
 						continue
 					}
 					for _, val := range stringValues(schema, sub, 0) {

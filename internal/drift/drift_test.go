@@ -9,10 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
+	"github.com/conform-kit/conform/internal/suite"
 )
 
 // sum returns the canonical summary of vector id with the given frames
@@ -63,9 +66,23 @@ const (
 
 type brief struct{ Rule, Verdict, Pointer, In string }
 
+// control is the envelope of the embedded control suite's v1, the protocol
+// these tests' frames are written in.
+var control = func() *envelope.Envelope {
+	s, err := suite.Load(conform.Suite(), suite.Options{SkipDigest: true, Meta: conform.Meta()})
+	if err != nil {
+		panic(err)
+	}
+	v, err := s.Version(1)
+	if err != nil {
+		panic(err)
+	}
+	return v.Env()
+}()
+
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	enums := drift.Options{EnumValues: map[string][]string{"mode": {"default", "plan"}}}
+	enums := drift.Options{EnumValues: map[string][]string{"mode": {"default", "plan"}}, Envelope: control}
 	tests := []struct {
 		name     string
 		old, new []string // frames
@@ -103,13 +120,17 @@ func TestCompare(t *testing.T) {
 			new:     []string{`{"type":"control_response","response":{"subtype":"success","request_id":"1","response":{"model":["m"]}}}`},
 			want:    []brief{{"TYPE_CHANGED", "BREAKING", "/frames/0/response/response/model", "new"}},
 			verdict: "BREAKING"},
+		// A reply that flips outcome is one difference (issue 24 item 3),
+		// not a member added, one gone and a discriminator changed.
 		{name: "success became an error", old: []string{`{"type":"control_response","response":{"subtype":"success","request_id":"2","response":{}}}`},
 			new: []string{`{"type":"control_response","response":{"subtype":"error","request_id":"2","error":"no"}}`},
 			want: []brief{
-				{"PROPERTY_ADDED_OPEN", "ADDITIVE", "/frames/0/response/error", "new"},
-				{"ENVELOPE_RESTRUCTURED", "BREAKING", "/frames/0/response/response", "old"},
-				{"DISCRIMINATOR_CHANGED", "BREAKING", "/frames/0/response/subtype", "new"},
+				{"DISCRIMINATOR_CHANGED", "BREAKING", "/frames/0", "new"},
 			},
+			verdict: "BREAKING"},
+		{name: "error became a success", old: []string{errUnsupp},
+			new:     []string{`{"type":"control_response","response":{"subtype":"success","request_id":"2","response":{}}}`},
+			want:    []brief{{"DISCRIMINATOR_CHANGED", "BREAKING", "/frames/0", "new"}},
 			verdict: "BREAKING"},
 		{name: "error text only", old: []string{errUnsupp},
 			new:     []string{`{"type":"control_response","response":{"subtype":"error","request_id":"2","error":"Unsupported subtype: x"}}`},
@@ -173,7 +194,7 @@ func TestCompareVectorSets(t *testing.T) {
 	t.Parallel()
 	o := rec("old", map[string][]byte{"a": sum(t, "a", "", okModel), "b": sum(t, "b", "", okModel)})
 	n := rec("new", map[string][]byte{"b": sum(t, "b", "", okModel), "c": sum(t, "c", "", okModel)})
-	rep := drift.Compare(o, n, drift.Options{})
+	rep := drift.Compare(o, n, drift.Options{Envelope: control})
 	var got []brief
 	for _, f := range rep.Findings {
 		got = append(got, brief{f.Rule, f.Verdict, f.Pointer, f.In})
@@ -210,7 +231,7 @@ func TestEnumValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := drift.EnumValues(schema)
+	got := drift.EnumValues(schema, []string{"type", "subtype"})
 	want := map[string][]string{"behavior": {"allow", "deny"}, "mode": {"default", "plan"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -286,7 +307,7 @@ func TestGoldenDirectoryReadsAsSummaries(t *testing.T) {
 		t.Fatalf("read %d summaries labelled %q", len(r.Summaries), r.Meta.Label)
 	}
 	// The golden files against themselves: nothing drifts.
-	if rep := drift.Compare(r, r, drift.Options{}); rep.Verdict != drift.VerdictUnchanged || rep.Compared != len(r.Summaries) {
+	if rep := drift.Compare(r, r, drift.Options{Envelope: control}); rep.Verdict != drift.VerdictUnchanged || rep.Compared != len(r.Summaries) {
 		t.Errorf("golden against itself: %s, %d compared", rep.Verdict, rep.Compared)
 	}
 }
@@ -297,7 +318,7 @@ func TestTimelineFormats(t *testing.T) {
 	b := rec("2.1.2", map[string][]byte{"v": sum(t, "v", "", `{"type":"control_response","response":{"subtype":"error","request_id":"2","error":"Unsupported control request subtype: x","error_code":"unsupported_request"}}`)})
 	b.Meta.Released = "2026-11-24"
 	c := rec("2.1.3", b.Summaries)
-	tl := drift.NewTimeline([]*drift.Recording{a, b, c}, drift.Options{})
+	tl := drift.NewTimeline([]*drift.Recording{a, b, c}, drift.Options{Envelope: control})
 	if len(tl.Pairs) != 2 || tl.Pairs[0].Verdict != "ADDITIVE" || tl.Pairs[1].Verdict != "UNCHANGED" || tl.Breaking() {
 		t.Fatalf("pairs: %+v", tl.Pairs)
 	}

@@ -58,6 +58,10 @@ type Spec struct {
 	// frame's type, a body's subtype): objects that differ there are
 	// another kind of object, reported once.
 	Discriminators []string `json:"discriminators,omitempty"`
+	// Codes are member names whose string values are machine-readable
+	// codes from an open set (an error code): drift calls a new value
+	// additive, not free text.
+	Codes []string `json:"codes,omitempty"`
 }
 
 // ClassSpec is one frame class of a [Spec].
@@ -105,6 +109,7 @@ type Envelope struct {
 	reply          *Class
 	replyBody      string
 	discriminators []string
+	codes          []string
 	locations      []Location
 }
 
@@ -163,7 +168,7 @@ func Compile(spec Spec) (*Envelope, error) {
 	if len(spec.Frames) == 0 {
 		return nil, fmt.Errorf("envelope: no frame classes")
 	}
-	e := &Envelope{replyBody: spec.ReplyBody, discriminators: spec.Discriminators}
+	e := &Envelope{replyBody: spec.ReplyBody, discriminators: spec.Discriminators, codes: spec.Codes}
 	seen := map[string]bool{}
 	for i, cs := range spec.Frames {
 		where := fmt.Sprintf("envelope frames[%d]", i)
@@ -459,6 +464,9 @@ func (e *Envelope) ReplyBody() string { return e.replyBody }
 
 // Discriminators returns the Spec's discriminator member names.
 func (e *Envelope) Discriminators() []string { return e.discriminators }
+
+// Codes returns the Spec's code member names.
+func (e *Envelope) Codes() []string { return e.codes }
 
 // Locations returns every location the envelope reads (class predicates,
 // ids, methods, keys) and, after them, those of rules: what a reader that
