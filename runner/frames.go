@@ -41,6 +41,9 @@ func (s *session) frame(ln proc.Line) any {
 		o.add(FindingFrameNotObject, ProtocolError, "line is not a JSON object: %s", quote(ln.Data))
 		return nil
 	}
+	if s.l.keepRaw && len(o.raw) < MaxFindings {
+		o.raw = append(o.raw, v)
+	}
 	if envelope.First(p.passOver, v) >= 0 || envelope.First(s.l.passOver, v) >= 0 {
 		return nil
 	}

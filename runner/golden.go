@@ -18,19 +18,31 @@ import (
 
 // GoldenUpdate says what [UpdateGolden] wrote.
 type GoldenUpdate struct {
-	// Written and Unchanged count golden files; Removed lists golden files
-	// deleted because no vector names them any more.
+	// Written and Unchanged count golden files; Added and Changed list the
+	// written ones (new files, and files whose bytes changed), Removed the
+	// golden files deleted because no vector names them any more, all
+	// suite-relative and sorted: what to review before committing.
 	Written, Unchanged int
+	Added, Changed     []string
 	Removed            []string
+	// Fixtures counts the vectors whose golden is a set of fixture files:
+	// no golden file is written for them; the implementation must
+	// reproduce them.
+	Fixtures int
 	// Digest is the new suite digest.
 	Digest string
 }
 
 // UpdateGolden regenerates the golden summaries of every session vector of
-// cfg.Version and cfg.Role by running cfg.Command (the reference
-// implementation) and writes them under root, the on-disk suite directory
-// that cfg.Suite was loaded from (loaded with digests skipped). It then
-// rewrites MANIFEST.sha256 over the whole suite. Golden files are only ever
+// cfg.Version and cfg.Role by running cfg.Command (the suite's reference
+// implementation, whatever its language) and writes them under root, the
+// on-disk suite directory that cfg.Suite was loaded from (loaded with
+// digests skipped). A vector whose golden is a set of fixture files gets no
+// golden file; the implementation must reproduce the fixtures (conformance
+// rules apply). The version's preflight vector runs first, so vectors'
+// requires are checked as in a run; a vector the implementation does not
+// satisfy the requires of is a REFERENCE_MISMATCH (a reference must cover
+// the whole suite). It then rewrites MANIFEST.sha256 over the whole suite. Golden files are only ever
 // written by this function: never edit one by hand. Every file is written
 // through [suite.Dir]: atomically (a temporary file renamed over it),
 // never through a symbolic link, never outside root.
@@ -58,18 +70,39 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 		return nil, kiterr.New(kiterr.VectorInvalid, "fix these vectors first: %s", strings.Join(msgs, "; "))
 	}
 	outs := make(map[string]*outcome, len(p.vectors))
+	fixtures := map[string]Result{}
+	skipped := map[string]string{}
 	var mu sync.Mutex
+	p.preflight(ctx)
 	gen := func(ctx context.Context, v suite.Ref) (Result, error) {
 		l, err := p.load(v)
 		if err != nil {
 			return Result{}, err
 		}
+		if why := p.unmet(l.v); why != "" {
+			mu.Lock()
+			skipped[v.ID] = why
+			mu.Unlock()
+			return Result{ID: v.ID, Status: Skipped}, nil
+		}
+		l.keepRaw = v.ID == p.ver.Preflight
 		o, err := p.session(ctx, l)
 		if err != nil {
 			return Result{}, err
 		}
+		var fix Result
+		if len(l.v.Fixture) > 0 {
+			golden, where, err := p.golden(l)
+			if err != nil {
+				return Result{}, err
+			}
+			fix = o.result(v, golden, where, l.conf, false)
+		}
 		mu.Lock()
 		outs[v.ID] = o
+		if len(l.v.Fixture) > 0 {
+			fixtures[v.ID] = fix
+		}
 		mu.Unlock()
 		return Result{ID: v.ID, Status: Pass}, nil
 	}
@@ -81,7 +114,18 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	}
 	var problems []string
 	for _, v := range p.vectors {
+		if why, ok := skipped[v.ID]; ok {
+			problems = append(problems, fmt.Sprintf("%s: %s: %s", v.ID, FindingRequirementUnmet, why))
+			continue
+		}
 		o := outs[v.ID]
+		if fix, ok := fixtures[v.ID]; ok && fix.Status != Pass {
+			for _, f := range fix.Findings {
+				if f.Status != "" {
+					problems = append(problems, fmt.Sprintf("%s: %s: %s", v.ID, f.Code, f.Message))
+				}
+			}
+		}
 		for _, f := range o.findings {
 			if f.Status != "" && v.Level != suite.LevelInformational {
 				problems = append(problems, fmt.Sprintf("%s: %s: %s", v.ID, f.Code, f.Message))
@@ -107,26 +151,35 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	up := &GoldenUpdate{}
 	want := map[string]bool{}
 	for _, v := range p.vectors {
+		if _, ok := fixtures[v.ID]; ok {
+			up.Fixtures++
+			continue
+		}
 		rel := suite.GoldenPath(p.ver, cfg.Role, v.ID)
 		want[rel] = true
-		old, err := dir.ReadFile(rel)
+		if len(outs[v.ID].summary) > suite.MaxGoldenFile {
+			return nil, kiterr.New(kiterr.ReferenceMismatch, "%s: the reference's summary is %d bytes, more than a golden file may hold (%d)", v.ID, len(outs[v.ID].summary), suite.MaxGoldenFile)
+		}
+		old, readErr := dir.ReadFile(rel)
 		switch {
-		case err == nil && string(old) == string(outs[v.ID].summary):
+		case readErr == nil && string(old) == string(outs[v.ID].summary):
 			up.Unchanged++
 			continue
-		case err != nil && kiterr.CodeOf(err) != "":
-			return nil, err // SUITE_PATH_OUTSIDE: never written through
+		case readErr != nil && kiterr.CodeOf(readErr) != "":
+			return nil, readErr // SUITE_PATH_OUTSIDE: never written through
 		}
 		if err := dir.WriteFile(rel, outs[v.ID].summary); err != nil {
 			return nil, err
 		}
 		up.Written++
+		if readErr == nil {
+			up.Changed = append(up.Changed, rel)
+		} else {
+			up.Added = append(up.Added, rel)
+		}
 	}
 	// Remove golden files of this role that no vector names.
-	pattern := path.Join(p.ver.Golden, "*.json")
-	if cfg.Role != "agent" {
-		pattern = path.Join(p.ver.Golden, cfg.Role, "*.json")
-	}
+	pattern := path.Join(suite.GoldenDir(p.ver, cfg.Role), "*.json")
 	olds, err := doublestar.Glob(dir, pattern, doublestar.WithFailOnIOErrors())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		if kiterr.CodeOf(err) != "" {

@@ -55,8 +55,12 @@ type outcome struct {
 	// frames (the suite's envelope).
 	declared compare.Declared
 	framing  compare.Framing
-	// kept is the number of frames the summary holds.
+	// kept is the number of frames the summary holds; raw the frames the
+	// IUT wrote, as read, when the session keeps them (loaded.keepRaw).
 	kept int
+	raw  []any
+	// exitClass is the summary's exit class ("" for none).
+	exitClass string
 	// overBudget is set once the vector kept as much as its byte budget
 	// allows (VECTOR_BUDGET_EXCEEDED).
 	overBudget bool
@@ -140,6 +144,9 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 		}
 	}
 	r.Parity = ParityExact
+	if compare.Equal(golden, o.summary) && o.kept == 0 && o.exitClass == "" {
+		r.Parity = ParityEmpty
+	}
 	if !compare.Equal(golden, o.summary) {
 		r.Parity = ParityDiffers
 		if exact {

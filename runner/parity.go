@@ -100,8 +100,8 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			}
 			g.Implementations = append(g.Implementations, names[i])
 		}
-		golden, _ := base.Suite.ReadGolden(mustVersion(base), base.Role, first.ID)
-		pv.Golden = string(golden) // one read per row, not per implementation
+		golden := first.Golden // as the run compared it (a golden file or fixtures)
+		pv.Golden = string(golden)
 		for _, b := range order {
 			g := byBytes[b]
 			g.Golden = b == pv.Golden

@@ -80,6 +80,7 @@ const (
 	FindingReplyOrder            = result.FindingReplyOrder
 	FindingReplyUnsolicited      = result.FindingReplyUnsolicited
 	FindingRequestUnanswered     = result.FindingRequestUnanswered
+	FindingRequirementUnmet      = result.FindingRequirementUnmet
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass
@@ -92,10 +93,12 @@ const (
 	ModulePath                   = result.ModulePath
 	NotRun                       = result.NotRun
 	ParityDiffers                = result.ParityDiffers
+	ParityEmpty                  = result.ParityEmpty
 	ParityExact                  = result.ParityExact
 	Pass                         = result.Pass
 	ProtocolError                = result.ProtocolError
 	SchemaViolation              = result.SchemaViolation
+	Skipped                      = result.Skipped
 	Timeout                      = result.Timeout
 	VerdictCertified             = result.VerdictCertified
 	VerdictExcused               = result.VerdictExcused

@@ -263,6 +263,9 @@ type plan struct {
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
 	problems []Problem
+	// preflightFrames are the frames the IUT wrote in the version's
+	// preflight vector (vectors' requires are checked against them).
+	preflightFrames []any
 	// dirs hands out IUT directories and procs what IUTs share (their
 	// cgroups on Linux); whoever called prepare closes both (plan.close).
 	dirs  *iutDirs
@@ -360,6 +363,8 @@ type loaded struct {
 	// suiteRefs is true when there is one.
 	refs      []string
 	suiteRefs bool
+	// keepRaw keeps the frames the IUT writes (the preflight vector's).
+	keepRaw bool
 }
 
 // peerRule is a compiled rule of the vector's scripted peer.
@@ -853,30 +858,105 @@ func (p *plan) vector(ctx context.Context, v suite.Ref) (Result, error) {
 }
 
 // vectorOutcome is [plan.vector] that also returns the session's outcome
-// (nil for an INVALID result).
+// (nil for an INVALID or SKIPPED result).
 func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome, error) {
-	golden, gerr := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
-	if gerr != nil {
+	invalid := func(err error, def kiterr.Code) (Result, *outcome, error) {
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(gerr, kiterr.GoldenInvalid), Status: Invalid, Message: messageOf(gerr)}}}, nil, nil
+			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
 	}
 	l, lerr := p.load(v)
 	if lerr != nil {
-		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil, nil
+		return invalid(lerr, kiterr.VectorInvalid)
 	}
+	if unmet := p.unmet(l.v); unmet != "" {
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Skipped,
+			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, nil
+	}
+	golden, goldenPath, gerr := p.golden(l)
+	if gerr != nil {
+		return invalid(gerr, kiterr.GoldenInvalid)
+	}
+	l.keepRaw = v.ID == p.ver.Preflight
 	out, err := p.session(ctx, l)
 	if err != nil {
 		return Result{}, nil, err
 	}
-	res := out.result(v, golden, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), l.conf, p.cfg.Exact)
+	res := out.result(v, golden, goldenPath, l.conf, p.cfg.Exact)
 	if p.cfg.Record != nil && res.Status != NotRun {
 		p.cfg.Record(res, res.Canonical)
 	}
 	if !p.cfg.keepSummaries {
 		res.Canonical = nil
+	} else {
+		res.Golden = golden
 	}
 	return res, out, nil
+}
+
+// unmet returns why the vector does not apply to the IUT, or "": the first
+// predicate of its requires that no frame the IUT wrote in the preflight
+// vector satisfies (with all the others).
+func (p *plan) unmet(v *suite.Vector) string {
+	if len(v.Requires) == 0 {
+		return ""
+	}
+	m, err := envelope.CompileMatch(v.Requires)
+	if err != nil {
+		return err.Error() // the loader compiled it: not reached
+	}
+	for _, f := range p.preflightFrames {
+		if m.Holds(f) {
+			return ""
+		}
+	}
+	if len(p.preflightFrames) == 0 {
+		return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
+	}
+	return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(p.preflightFrames[0]))
+}
+
+// golden returns the vector's golden summary and where it comes from: its
+// golden file, or for a vector whose golden is a set of fixture files,
+// the summary of those frames, normalized as the IUT's frames are. Errors:
+// GOLDEN_MISSING, GOLDEN_INVALID (a fixture that is not one JSON object),
+// a digest problem, VECTOR_TOO_LARGE.
+func (p *plan) golden(l *loaded) ([]byte, string, error) {
+	v := l.v
+	if len(v.Fixture) == 0 {
+		b, err := p.cfg.Suite.ReadGolden(p.ver, p.cfg.Role, v.ID)
+		return b, suite.GoldenPath(p.ver, p.cfg.Role, v.ID), err
+	}
+	sum := &summarizer{rules: l.rules, matched: make([]bool, len(l.rules)),
+		scope: normalize.Scope{UserData: l.conf.UserDataPatterns(), General: len(p.ver.Normalize)}, room: p.cfg.frameBudget()}
+	o := &outcome{}
+	for _, name := range v.Fixture {
+		data, err := p.cfg.Suite.ReadFile(name)
+		if err != nil {
+			return nil, name, err
+		}
+		f, err := canon.Parse(data)
+		if err != nil {
+			return nil, name, kiterr.Wrap(kiterr.GoldenInvalid, err, "fixture %s", name)
+		}
+		if _, ok := f.(map[string]any); !ok {
+			return nil, name, kiterr.New(kiterr.GoldenInvalid, "fixture %s is not one JSON object (a frame)", name)
+		}
+		sum.add(o, f, p.cfg.MaxVectorBytes)
+	}
+	if sum.inexact != nil || o.overBudget || len(sum.mismatches) > 0 {
+		why := fmt.Sprint(sum.inexact)
+		if len(sum.mismatches) > 0 {
+			why = sum.mismatches[0]
+		} else if o.overBudget {
+			why = "larger than the vector's budget"
+		}
+		return nil, v.Fixture[0], kiterr.New(kiterr.GoldenInvalid, "fixture of %s: %s", v.ID, why)
+	}
+	exit := ""
+	if v.Expect.Exit == "zero" || v.Expect.Exit == "nonzero" {
+		exit = v.Expect.Exit
+	}
+	return summaryBytes(v.ID, exit, sum.frames), strings.Join(v.Fixture, ", "), nil
 }
 
 // messageOf returns err's text without its leading stable code, which
@@ -913,7 +993,11 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	if pv.ID == "" {
 		return Result{}, true
 	}
-	res, err := p.vector(ctx, pv)
+	res, out, err := p.vectorOutcome(ctx, pv)
+	if err == nil && out != nil {
+		// What a vector's requires is checked against.
+		p.preflightFrames = out.raw
+	}
 	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
 		return res, true // start errors and bad input surface in the main run
 	}
@@ -922,5 +1006,3 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	return res, false
 }
 
-// goldenFile is a vector's golden bytes, or the error that makes them
-// unusable (GOLDEN_MISSING, GOLDEN_INVALID, a digest problem).

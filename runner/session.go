@@ -542,7 +542,7 @@ func (s *session) summarize() {
 		o.summary = []byte(`{}`)
 	} else {
 		o.summary = summaryBytes(v.ID, exitCls, sum.frames)
-		o.kept = len(sum.frames)
+		o.kept, o.exitClass = len(sum.frames), exitCls
 	}
 	sum.frames = nil
 	o.declared = p.declared(s.sent)

@@ -29,7 +29,8 @@ func cmdDrift(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fl.SetOutput(stderr)
 	format := fl.String("format", "text", "output format: text, json, markdown or changelog")
 	version := fl.Int("version", 1, "protocol `version` of the golden files named \"golden\", and of the schema whose enum values are known")
-	role := fl.String("role", "agent", "role of the golden files named \"golden\": agent or host")
+	role := fl.String("role", "", "`role` of the golden files named \"golden\" (default: the suite version's first)")
+	suiteDir := fl.String("suite", "", "suite root `dir` whose envelope pairs frames and whose golden files \"golden\" names (default: embedded)")
 	schemaFile := fl.String("schema", "", "JSON Schema `file` whose enum and const values tell a known value from a new one (default: the embedded suite's schema of --version)")
 	subject := fl.String("subject", "Claude Code CLI", "what was recorded, for --format changelog")
 	doc := fl.String("doc", "docs/timeline.md", "where the full timeline is, for --format changelog")
@@ -54,15 +55,15 @@ func cmdDrift(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	default:
 		return usageError(stderr, "drift", "--format must be text, json, markdown or changelog")
 	}
-	if *role != "agent" && *role != "host" {
-		return usageError(stderr, "drift", "--role must be agent or host")
-	}
 	if *heading < 1 || *heading > 5 {
 		return usageError(stderr, "drift", "--heading must be 1 to 5")
 	}
-	s, err := openSuite("", false)
+	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "drift", "%v", err)
 	}
 	ver, err := s.Version(*version)
 	if err != nil {

@@ -56,14 +56,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if len(impls) == 0 && len(from) == 0 {
 		return usageError(stderr, "matrix", "name implementations with --impl NAME=PROFILE_DIR|reference|COMMAND or saved reports with --from FILE")
 	}
-	roleList, err := listFlag(roles, "agent")
+	roleList, err := listFlag(roles, "")
 	if err != nil {
 		return usageError(stderr, "matrix", "--role: %v", err)
-	}
-	for _, r := range roleList {
-		if r != "agent" && r != "host" {
-			return usageError(stderr, "matrix", "--role must be agent or host, got %q", r)
-		}
 	}
 	versionStrs, err := listFlag(versions, "1")
 	if err != nil {
@@ -83,6 +78,13 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	for i, r := range roleList {
+		for _, v := range versionList {
+			if roleList[i], err = resolveRole(s, v, r); err != nil {
+				return usageError(stderr, "matrix", "%v", err)
+			}
+		}
 	}
 	var inputs []runner.MatrixInput
 	for _, spec := range from {

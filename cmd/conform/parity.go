@@ -30,7 +30,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: any glob may match; each must match at least one vector)")
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "control protocol `version`")
-	role := fl.String("role", "agent", "role the implementations play")
+	role := fl.String("role", "", "`role` the implementations play (default: the suite version's first)")
 	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
@@ -60,6 +60,9 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "parity", "%v", err)
 	}
 	base := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs}
 	var targets []runner.Target

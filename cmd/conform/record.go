@@ -37,7 +37,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	out := fl.String("out", "", "recording `dir` to write (required; its earlier summaries are replaced)")
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
 	version := fl.Int("version", 1, "control protocol `version` to record")
-	role := fl.String("role", "agent", "role the IUT plays: agent or host")
+	role := fl.String("role", "", "`role` the IUT plays (default: the suite version's first)")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	var filters multiFlag
 	fl.Var(&filters, "filter", "record only vectors whose id matches this doublestar `glob` (repeatable)")
@@ -51,9 +51,6 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *out == "" {
 		return usageError(stderr, "record", "--out DIR is required")
-	}
-	if *role != "agent" && *role != "host" {
-		return usageError(stderr, "record", "--role must be agent or host")
 	}
 	if *released != "" {
 		if _, err := time.Parse("2006-01-02", *released); err != nil {
@@ -70,6 +67,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, err)
 	}
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "record", "%v", err)
+	}
 	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs, Timeout: *timeout}
 	if *prof != "" {
 		if _, err := applyProfileExpect(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
@@ -82,6 +82,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		cfg.Implementation = filepath.Base(cmd[0])
 	}
 	ver := *implVersion
+	if len(cfg.Command) == 0 && !isKitSuite(s) {
+		return usageError(stderr, "record", "suite %q is not the kit's own: give --profile or the implementation's command after --", s.Manifest.Name)
+	}
 	if len(cfg.Command) == 0 {
 		if cfg.Command, err = referenceCommand(cfg.Role, cfg.Version); err != nil {
 			return fail(stderr, err)
@@ -118,6 +121,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if rep.Interrupted {
 		fmt.Fprintln(stderr, "conform record: interrupted; nothing written")
 		return exitInterrupted
+	}
+	if len(summaries) == 0 {
+		fmt.Fprintf(stderr, "conform record: %s: no vector produced a summary (%d results: %s); nothing written\n", kiterr.RecordEmpty, len(rep.Results), rep.Verdict)
+		return exitFail
 	}
 	meta := drift.Meta{
 		Label: *label, Released: *released,

@@ -44,8 +44,10 @@ commands:
   parity    run several implementations and gate on byte-for-byte agreement
   matrix    implementations by vectors (runs or saved reports) as Markdown, HTML or JSON
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
-  golden    regenerate golden summaries from the reference (--update)
+  golden    regenerate golden summaries from a reference implementation (--update [-- CMD])
   list      list the vectors of a suite version
+  init      create a new suite for your own protocol in a directory
+  manifest  rewrite a suite's MANIFEST.sha256 after editing its files
   compat    classify the changes between two JSON Schemas as additive or breaking
   report    merge the JSON reports of a sharded run, or print a JSON report in another format
   suite     export the embedded suite to a directory (suite export DIR)
@@ -77,6 +79,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdMatrix(ctx, rest, stdout, stderr)
 	case "list":
 		return cmdList(rest, stdout, stderr)
+	case "init":
+		return cmdInit(rest, stdout, stderr)
+	case "manifest":
+		return cmdManifest(rest, stdout, stderr)
 	case "compat":
 		return cmdCompat(ctx, rest, stdout, stderr)
 	case "report":
@@ -217,7 +223,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
 	version := fl.Int("version", 1, "control protocol `version` to run")
-	role := fl.String("role", "agent", "role the IUT plays: agent or host")
+	role := fl.String("role", "", "`role` the IUT plays, one the suite version declares (default: its first; the control suite: agent or host)")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
 	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
@@ -267,8 +273,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if *role != "agent" && *role != "host" {
-		return usageError(stderr, "run", "--role must be agent or host")
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "run", "%v", err)
 	}
 	if *suiteDir != "" {
 		warnDigest(stderr, s)
@@ -496,12 +502,13 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// warnDigest notes on stderr when a suite given with --suite differs from
-// the one embedded in this binary, so a modified copy is never mistaken
-// for the published suite (the digest in every report tells them apart).
+// warnDigest notes on stderr when a suite given with --suite is a copy of
+// the one embedded in this binary (same name) that differs from it, so a
+// modified copy is never mistaken for the published suite (the digest in
+// every report tells them apart); another protocol's suite gets no note.
 func warnDigest(stderr io.Writer, s *runner.Suite) {
 	emb, err := openSuite("", false)
-	if err == nil && emb.Digest != s.Digest {
+	if err == nil && emb.Manifest.Name == s.Manifest.Name && emb.Digest != s.Digest {
 		fmt.Fprintf(stderr, "conform: note: this suite (%s) differs from the suite embedded in conform (%s)\n", s.Digest, emb.Digest)
 	}
 }
@@ -519,59 +526,115 @@ func flagSet(fl *flag.FlagSet, name string) bool {
 func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("golden", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	update := fl.Bool("update", false, "regenerate golden files and MANIFEST.sha256 from the reference")
+	update := fl.Bool("update", false, "regenerate golden files and MANIFEST.sha256 from the reference implementation")
 	suiteDir := fl.String("suite", ".", "suite root `dir` on disk (a checkout)")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
+	only := fl.Int("version", 0, "only this protocol `version` (default: every version)")
+	role := fl.String("role", "", "only this `role` (default: every role with session vectors)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
-	}
-	if fl.NArg() > 0 {
-		return usageError(stderr, "golden", "unexpected argument %q (conform golden -h lists the flags)", fl.Arg(0))
 	}
 	if !*update {
 		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
 	}
+	command := fl.Args()
 	s, err := openSuite(*suiteDir, true)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	builtin := len(command) == 0
+	if builtin && !isKitSuite(s) {
+		return usageError(stderr, "golden", "suite %q is not the kit's own: give its reference implementation's command after -- (conform golden --update --suite %s -- ./reference)", s.Manifest.Name, *suiteDir)
+	}
+	ran := 0
 	for _, ver := range s.Manifest.Versions {
-		for _, role := range roles(s, ver.Version) {
-			cmd, err := referenceCommand(role, ver.Version)
+		if *only != 0 && ver.Version != *only {
+			continue
+		}
+		for _, r := range roles(s, ver.Version) {
+			if *role != "" && r != *role {
+				continue
+			}
+			cmd := command
+			if builtin {
+				if cmd, err = referenceCommand(r, ver.Version); err != nil {
+					return fail(stderr, err)
+				}
+			}
+			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: r, Command: cmd, Jobs: *jobs}, *suiteDir)
 			if err != nil {
 				return fail(stderr, err)
 			}
-			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: role, Command: cmd, Jobs: *jobs}, *suiteDir)
-			if err != nil {
-				return fail(stderr, err)
+			ran++
+			fmt.Fprintf(stdout, "v%d %s: %d written, %d unchanged, %d removed", ver.Version, r, up.Written, up.Unchanged, len(up.Removed))
+			if up.Fixtures > 0 {
+				fmt.Fprintf(stdout, ", %d fixture vectors reproduced", up.Fixtures)
 			}
-			fmt.Fprintf(stdout, "v%d %s: %d written, %d unchanged, %d removed\n", ver.Version, role, up.Written, up.Unchanged, len(up.Removed))
-			for _, r := range up.Removed {
-				fmt.Fprintf(stdout, "  removed %s\n", r)
+			fmt.Fprintln(stdout)
+			for _, f := range up.Added {
+				fmt.Fprintf(stdout, "  new     %s\n", f)
+			}
+			for _, f := range up.Changed {
+				fmt.Fprintf(stdout, "  changed %s\n", f)
+			}
+			for _, f := range up.Removed {
+				fmt.Fprintf(stdout, "  removed %s\n", f)
 			}
 		}
+	}
+	if ran == 0 {
+		return fail(stderr, kiterr.New(kiterr.FilterNoMatch, "suite %q has no session vectors for version %d and role %q", s.Manifest.Name, *only, *role))
 	}
 	digest, err := runner.WriteManifest(*suiteDir)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "suite digest %s\nreview the golden diff before committing: git diff -- golden/\n", digest)
+	fmt.Fprintf(stdout, "suite digest %s\nreview the golden diff before committing: git diff -- %s\n", digest, filepath.Join(*suiteDir, "golden"))
 	return exitPass
 }
 
-// roles lists the roles that have session vectors in version n.
+// resolveRole returns role, or the default role of version n when role is
+// empty; an error names the version's roles when role is not one of them
+// (or the version does not exist).
+func resolveRole(s *runner.Suite, n int, role string) (string, error) {
+	ver, err := s.Version(n)
+	if err != nil {
+		return "", err
+	}
+	if role == "" {
+		return ver.DefaultRole(), nil
+	}
+	if ver.Role(role) == nil {
+		return "", fmt.Errorf("--role %q is not a role of suite version %d (%s)", role, n, strings.Join(ver.RoleNames(), ", "))
+	}
+	return role, nil
+}
+
+// isKitSuite reports whether s is the suite this binary embeds (by name),
+// whose reference implementation is built in.
+func isKitSuite(s *runner.Suite) bool {
+	embedded, err := suite.Load(conform.Suite(), suite.Options{SkipDigest: true, Meta: conform.Meta()})
+	return err == nil && embedded.Manifest.Name == s.Manifest.Name
+}
+
+// roles lists the roles of version n that have session vectors, in the
+// order the suite declares them.
 func roles(s *runner.Suite, n int) []string {
 	ver, err := s.Version(n)
 	if err != nil {
 		return nil
 	}
 	vs, _, _ := s.Vectors(ver)
-	seen := map[string]bool{}
-	var out []string
+	used := map[string]bool{}
 	for _, v := range vs {
-		if v.Kind == suite.KindSession && !seen[v.Role] {
-			seen[v.Role] = true
-			out = append(out, v.Role)
+		if v.Kind == suite.KindSession {
+			used[v.Role] = true
+		}
+	}
+	var out []string
+	for _, r := range ver.RoleNames() {
+		if used[r] {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -713,6 +776,8 @@ func usageTail(cmd string) string {
 	switch cmd {
 	case "run":
 		return " [-- IUT COMMAND [ARGS...]]"
+	case "golden":
+		return " --update [-- REFERENCE COMMAND [ARGS...]]"
 	case "parity":
 		return " --impl NAME=PROFILE_DIR|reference|COMMAND --impl ... (a COMMAND is split on spaces, never through a shell)"
 	case "matrix":

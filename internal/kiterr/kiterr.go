@@ -115,6 +115,10 @@ const (
 	// metadata, holds a file that is not a canonical summary, or names a
 	// vector other than its file name.
 	RecordingInvalid Code = "RECORDING_INVALID"
+	// RecordEmpty: conform record ran but recorded no summary (every
+	// vector was INVALID, SKIPPED or not run): nothing is written, never a
+	// recording of nothing (exit 1).
+	RecordEmpty Code = "RECORD_EMPTY"
 )
 
 // Error is a failure of the kit with a stable [Code]. Msg says what failed,

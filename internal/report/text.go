@@ -36,7 +36,7 @@ func Text(w io.Writer, r *result.Report, verbose bool) error {
 		if res.Reason != "" {
 			fmt.Fprintf(ew, "    reason: %s\n", res.Reason)
 		}
-		failing := res.Status != result.Pass && res.Status != result.XFail
+		failing := res.Status != result.Pass && res.Status != result.XFail && res.Status != result.Skipped
 		if failing {
 			vectorLines(ew, res)
 		}
@@ -90,6 +90,9 @@ func Summary(w io.Writer, r *result.Report) {
 		if l.NotRun > 0 {
 			fmt.Fprintf(w, ", %d not run", l.NotRun)
 		}
+		if l.Skipped > 0 {
+			fmt.Fprintf(w, ", %d skipped (not applicable)", l.Skipped)
+		}
 		if l.Invalid > 0 {
 			fmt.Fprintf(w, ", %d invalid", l.Invalid)
 		}
@@ -104,10 +107,13 @@ func Summary(w io.Writer, r *result.Report) {
 		}
 		fmt.Fprintf(w, " (of %d)\n", l.Total)
 	}
-	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
+	if ran := c.ParityExact + c.ParityDiffers + c.ParityEmpty; ran > 0 {
 		fmt.Fprintf(w, "%-14s %d of %d vectors byte-identical with their golden files", "exact parity", c.ParityExact, ran)
 		if c.ParityDiffers > 0 {
 			fmt.Fprintf(w, "; %d differ (conformance decides; -v or --format json lists where)", c.ParityDiffers)
+		}
+		if c.ParityEmpty > 0 {
+			fmt.Fprintf(w, "; %d had nothing to compare (no frame kept, no exit)", c.ParityEmpty)
 		}
 		fmt.Fprintln(w)
 	}

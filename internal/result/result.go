@@ -11,6 +11,10 @@ import (
 const (
 	ParityExact   = "exact"
 	ParityDiffers = "differs"
+	// ParityEmpty: the summary and the golden file are equal, but neither
+	// holds a frame or an exit class: nothing was compared, so it is not
+	// counted as exact parity.
+	ParityEmpty = "empty"
 )
 
 // Status is the verdict of one vector.
@@ -47,6 +51,12 @@ const (
 	XPass Status = "XPASS"
 	// NotRun: the run was interrupted before the vector finished.
 	NotRun Status = "NOT_RUN"
+	// Skipped: the vector does not apply to this IUT: its requires
+	// predicates (a capability it did not declare, say) do not hold for
+	// what the IUT wrote in the version's preflight vector. It was not run
+	// and does not count for or against certification; a
+	// REQUIREMENT_UNMET note says which predicate failed.
+	Skipped Status = "SKIPPED"
 )
 
 // Severity orders the statuses a vector can get from its findings: CRASH
@@ -135,6 +145,10 @@ const (
 	// FindingFrameOrder: a tolerated frame came after the reply its rule
 	// says it precedes. FAIL.
 	FindingFrameOrder = "FRAME_ORDER"
+	// FindingRequirementUnmet: a note on a SKIPPED result: the predicate
+	// of the vector's requires that no frame of the preflight vector
+	// satisfies.
+	FindingRequirementUnmet = "REQUIREMENT_UNMET"
 )
 
 // Bounds findings (README "Bounds").
@@ -226,16 +240,18 @@ type Result struct {
 	GoldenPath  string `json:"-"`
 	// Canonical is the actual canonical summary bytes, also when the
 	// vector passed, while a run still needs them (a parity run compares
-	// them across implementations; Config.Record receives them); nil in
-	// a finished report. Not in the JSON report.
+	// them across implementations; Config.Record receives them), and
+	// Golden the golden summary they were compared with; both nil in a
+	// finished report. Not in the JSON report.
 	Canonical []byte `json:"-"`
+	Golden    []byte `json:"-"`
 }
 
 // Failed reports whether the result fails certification: a required or
 // recommended vector that is neither PASS nor XFAIL, or any XPASS/INVALID.
 func (r Result) Failed() bool {
 	switch r.Status {
-	case Pass, XFail:
+	case Pass, XFail, Skipped:
 		return false
 	case XPass, Invalid:
 		return true
@@ -255,6 +271,8 @@ type Counts struct {
 	Informational int `json:"informational"`
 	Invalid       int `json:"invalid"`
 	NotRun        int `json:"not_run"`
+	// Skipped counts SKIPPED results (vectors that do not apply).
+	Skipped int `json:"skipped"`
 	// Required, Recommended and InformationalLevel count the results of
 	// each level; Passed, Failed, XFail and XPass above are their sums over
 	// required and recommended vectors.
@@ -263,9 +281,11 @@ type Counts struct {
 	InformationalLevel LevelCounts `json:"informational_level"`
 	// ParityExact counts results whose canonical bytes equal the golden
 	// file; ParityDiffers those that differ (whether or not conformance
-	// passed).
+	// passed); ParityEmpty those equal with nothing to compare (no frame,
+	// no exit class).
 	ParityExact   int `json:"parity_exact"`
 	ParityDiffers int `json:"parity_differs"`
+	ParityEmpty   int `json:"parity_empty"`
 }
 
 // LevelCounts counts the results of one level. For informational vectors
@@ -279,6 +299,7 @@ type LevelCounts struct {
 	XPass   int `json:"xpass"`
 	Invalid int `json:"invalid"`
 	NotRun  int `json:"not_run"`
+	Skipped int `json:"skipped"`
 }
 
 // Excused is the number of required and recommended vectors that failed but
@@ -447,11 +468,16 @@ func (r *Report) Recount() {
 			c.ParityExact++
 		case ParityDiffers:
 			c.ParityDiffers++
+		case ParityEmpty:
+			c.ParityEmpty++
 		}
 		switch {
 		case res.Status == NotRun:
 			c.NotRun++
 			lc.NotRun++
+		case res.Status == Skipped:
+			c.Skipped++
+			lc.Skipped++
 		case res.Status == Invalid:
 			c.Invalid++
 			lc.Invalid++

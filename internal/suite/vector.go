@@ -530,6 +530,12 @@ func (v *Vector) checkInputs(ver *Version) error {
 	if ver.Role(v.Role) == nil {
 		return kiterr.New(kiterr.VectorInvalid, "%s: role %q is not a role of version %d (%s)", v.Path, v.Role, ver.Version, strings.Join(ver.RoleNames(), ", "))
 	}
+	if len(v.Requires) > 0 && (ver.Preflight == "" || ver.Preflight == v.ID) {
+		return kiterr.New(kiterr.VectorInvalid, "%s: requires is checked against the frames of the version's preflight vector, and this version has none other than this vector", v.Path)
+	}
+	if len(v.Fixture) > 0 && v.Expect.Exit == "any" {
+		return kiterr.New(kiterr.VectorInvalid, "%s: a fixture golden records exit zero or nonzero, not any", v.Path)
+	}
 	switch v.Expect.AfterInput {
 	case "", AfterInputEither, AfterInputExit, AfterInputKeepRunning:
 	default:
