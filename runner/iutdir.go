@@ -33,8 +33,8 @@ import (
 // timestamps. Anything else, or any error while checking, and it is
 // removed. Reuse matters because mkdir plus rmdir cost 0.3-0.7 ms per
 // vector on this machine's ext4 /tmp, a third of the runner's CPU
-// (bench/README.md); the Claude Code CLI writes ~/.claude.json, so its
-// directories are never reused.
+// (bench/README.md); an IUT that writes a dotfile in its HOME (as most
+// agents do) leaves a directory that is never reused.
 //
 // Every directory is under base (Config.TempDir, default os.TempDir) and
 // named conform-iut-*; close removes the pooled ones. Safe for concurrent

@@ -133,7 +133,7 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 	r.Findings = o.findings
 	if v.Level == suite.LevelInformational {
 		// An informational vector records an implementation-defined corner:
-		// what the IUT wrote there (a non-string request_id, a second reply)
+		// what the IUT wrote there (a non-string correlation id, a second reply)
 		// is the observation, not a violation. Its verdict says whether the
 		// IUT behaves as the golden records (or crashed or hung).
 		r.Findings = slices.Clone(r.Findings)
@@ -284,7 +284,7 @@ func frameErrorCode(err error) string {
 	return FindingFrameNotJSON
 }
 
-// awaitUnmet is the AWAIT_UNMET note, given the awaited request_id.
+// awaitUnmet is the AWAIT_UNMET note, given the awaited correlation id.
 const awaitUnmet = "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the rest was not written"
 
 // unattributed explains survivors that could not be tied to this IUT.

@@ -31,8 +31,10 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 	if base.Version == 0 {
 		base.Version = 1
 	}
-	if base.Role == "" {
-		base.Role = "agent"
+	if base.Role == "" && base.Suite != nil {
+		if v, err := base.Suite.Version(base.Version); err == nil {
+			base.Role = v.DefaultRole()
+		}
 	}
 	reports := make([]*Report, len(targets))
 	errs := make([]error, len(targets))

@@ -762,7 +762,7 @@ func (c *recordingCheck) missing(p *pendingReq, why string) Finding {
 }
 
 // checkBodies validates the matched success replies of ch against the
-// ReplyBySubtype schema of the request each answers.
+// replyBody schema of the method of the request each answers.
 func (c *recordingCheck) checkBodies(ch *chunk) {
 	for i := range ch.results {
 		res := &ch.results[i]

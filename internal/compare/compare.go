@@ -51,7 +51,7 @@ func RenderAll(ds []Difference) string {
 // Render renders one difference on one line (plus a line of escapes for
 // look-alike strings):
 //
-//	control_response "req-1" /response/error: golden "a", actual "b" [VALUE_MISMATCH]
+//	reply "r-1" /error/message: golden "a", actual "b" [VALUE_CHANGED]
 //
 // Values are canonical JSON, never cut where they differ: a long string is
 // shown around its first differing character. When two strings differ only

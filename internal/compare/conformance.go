@@ -47,7 +47,7 @@ const (
 // the same way; Golden or Actual is absent where that side has nothing.
 type Difference struct {
 	// Frame names the frame by its identity ([Framing]: its class and
-	// correlation id as JSON, `control_response "req-1"`), with "#n" (the
+	// correlation id as JSON, `reply "r-1"`), with "#n" (the
 	// n-th of that identity, from 1) when frames share it; "" for summary
 	// members (exit).
 	Frame string `json:"frame,omitempty"`
@@ -330,7 +330,7 @@ func (d *differ) value(g, a any, ptr string, exact bool) {
 			break
 		}
 		if k, ok := discriminatorDiffers(d.discriminators, gv, av); ok {
-			// Another type, subtype or behavior is another shape: one
+			// Another discriminator value is another shape: one
 			// difference for the whole object says it, member by member
 			// would bury it.
 			d.diff(ptr, ValueChanged, g, a, true, true, true, fmt.Sprintf("%q differs: another kind of object", k))

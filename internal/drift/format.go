@@ -159,7 +159,7 @@ func WriteMarkdown(w io.Writer, t Timeline, hl int) error {
 // for COMPATIBILITY.md: the date is the newer recording's release date
 // (else the day it was recorded), then the pair, its verdict and its rules
 // with counts and the vectors they touch. what names the recorded subject
-// ("Claude Code CLI").
+// (a product name: "the XYZ server").
 func WriteChangelog(w io.Writer, t Timeline, what, doc string) error {
 	ew := &errWriter{w: w}
 	for i := len(t.Pairs) - 1; i >= 0; i-- {

@@ -45,7 +45,7 @@ const (
 //	{"frames": [{"name": "response", "kind": "reply", "when": [...], "id": "/id",
 //	             "success": [...], "error": [...]}, ...],
 //	 "replyBody": "#/$defs/ResultByMethod/properties",
-//	 "discriminators": ["type", "subtype"]}
+//	 "discriminators": ["kind"]}
 type Spec struct {
 	// Frames are the frame classes, tried in order: a frame belongs to the
 	// first whose When holds.
@@ -55,7 +55,7 @@ type Spec struct {
 	// to a request of that method must validate against that member.
 	ReplyBody string `json:"replyBody,omitempty"`
 	// Discriminators are member names whose value selects a shape (a
-	// frame's type, a body's subtype): objects that differ there are
+	// frame's kind, a body's shape): objects that differ there are
 	// another kind of object, reported once.
 	Discriminators []string `json:"discriminators,omitempty"`
 	// Codes are member names whose string values are machine-readable
@@ -66,7 +66,7 @@ type Spec struct {
 
 // ClassSpec is one frame class of a [Spec].
 type ClassSpec struct {
-	// Name labels frames of the class in reports ("control_response").
+	// Name labels frames of the class in reports ("response").
 	Name string `json:"name"`
 	// Kind is one of Request, Reply, Notification, Cancel, Other.
 	Kind string      `json:"kind"`
@@ -86,7 +86,7 @@ type ClassSpec struct {
 
 // Predicate tests one location of a frame; exactly one test is set.
 //
-//	{"path": "/type", "equals": "control_request"}
+//	{"path": "/kind", "equals": "request"}
 //	{"path": "/type", "in": ["system", "assistant"]}
 //	{"path": "/method", "prefix": "notifications/"}
 //	{"path": "/id", "present": true}
@@ -574,7 +574,7 @@ func (c *Class) Outcome(frame any) string {
 
 // Identity returns a frame's pairing key and its label: its class name,
 // then its correlation id (RFC 8785 text) and the values at the class's key
-// pointers, space-separated (`control_response "req-1"`, `notification
+// pointers, space-separated (`response "r-1"`, `notification
 // "notifications/progress"`). Frames that match no class are "frame".
 func (e *Envelope) Identity(frame any) (key, label string) {
 	var c *Class
@@ -604,7 +604,7 @@ func (e *Envelope) Identity(frame any) (key, label string) {
 // EnvelopeMember reports whether the member at pointer tokens of a frame is
 // part of the frame's envelope: a member of the frame itself, or a member of
 // an object on the way to the class's id, method or outcome locations (for
-// the control protocol's control_response, the members of its response
+// a reply that wraps its body, the members of that body
 // object).
 func (e *Envelope) EnvelopeMember(frame any, tokens []string) bool {
 	if len(tokens) <= 1 {

@@ -51,8 +51,8 @@ type MatrixImplementation struct {
 	// Name labels its columns.
 	Name string `json:"name"`
 	// Implementation is its reports' implementation name: the profile's
-	// "implementation" text, which names the version ("Claude Code CLI
-	// 2.1.332 (npm @anthropic-ai/claude-code)"), or the command's base name.
+	// "implementation" text, which names the version ("an SDK 1.2.3
+	// (npm)"), or the command's base name.
 	Implementation string `json:"implementation"`
 }
 

@@ -33,7 +33,7 @@ const (
 	Timeout Status = "TIMEOUT"
 	// ProtocolError: the IUT wrote something the control channel forbids: a
 	// line that is not one JSON object, a frame type the suite does not know,
-	// a reply to a request_id never sent, a second reply to one request_id, an
+	// a reply to an id no request sent carries, a second reply to one id, an
 	// over-long or unterminated line, or it closed stdout early.
 	ProtocolError Status = "PROTOCOL_ERROR"
 	// SchemaViolation: a control frame (or a reply body, checked against the
@@ -365,7 +365,7 @@ type Report struct {
 	// it follows ExitCode.
 	Verdict string `json:"verdict"`
 	// Invocation is the conform arguments that reproduce the run, as the
-	// command that made it recorded them ("run", "--role", "host",
+	// command that made it recorded them ("run", "--role", "server",
 	// "--version", "1", "--profile", "impl/agent-sdk-ts"): without the
 	// program name and without -j, -v, --filter and the output flags; nil
 	// when unknown. conform matrix builds its repro lines from it.

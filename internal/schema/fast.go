@@ -55,7 +55,7 @@ import (
 //     pinned to another value (or to a string while the member is not one)
 //     is certainly invalid and is not evaluated.
 //   - allOf entries of the form {"if": <member path pinned to a string
-//     const>, "then": ...} (ControlRequest's 21 subtype rules) share one walk
+//     const>, "then": ...} (a request schema's rule per method) share one walk
 //     of the path: only the entry whose const matches has its "then"
 //     evaluated.
 type fastNode struct {

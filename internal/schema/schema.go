@@ -91,7 +91,7 @@ type Schema struct {
 // WithDiscriminators returns a copy of sch whose violations follow the
 // branch that the named members select: a oneOf or anyOf branch that fails
 // a const or enum on one of these members (a frame's type, a body's
-// subtype, from the suite's envelope) is one the instance does not claim to
+// body's kind, from the suite's envelope) is one the instance does not claim to
 // be, so its other failures are left out and the branches are reported as
 // one grouped violation. Without discriminators every branch's failures are
 // reported.

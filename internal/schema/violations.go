@@ -15,7 +15,7 @@ import (
 // collect turns a validation error tree into leaf violations, reporting a
 // oneOf or anyOf by the branches its discriminator selects: a branch whose
 // errors include a failed const or enum on a discriminator member (one of
-// discriminators: the control protocol's type, subtype and behavior) is
+// discriminators, which the suite's envelope names) is
 // one the instance does not even claim to be, so its
 // other errors are noise. The selected branches' leaves are reported, and
 // the deselected ones as one grouped violation. When no branch is selected,
