@@ -1005,4 +1005,3 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which negotiates protocol version %d, so the other vectors were not run; the findings before this one say why (a v1-only IUT answers in v1 form or reports no shared version; a crash or a timeout is just that)", pv.ID, res.Status, p.ver.Version)})
 	return res, false
 }
-

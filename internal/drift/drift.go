@@ -206,8 +206,8 @@ type differ struct {
 	discriminators []string
 	codes          []string
 	vector         string
-	findings []Finding
-	verdicts map[string]string
+	findings       []Finding
+	verdicts       map[string]string
 }
 
 func (d *differ) add(rule, ptr, in string, old, new any, format string, args ...any) {
