@@ -73,7 +73,9 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	fixtures := map[string]Result{}
 	skipped := map[string]string{}
 	var mu sync.Mutex
-	p.preflight(ctx)
+	if err := p.preflightFramesOnly(ctx); err != nil {
+		return nil, err
+	}
 	gen := func(ctx context.Context, v suite.Ref) (Result, error) {
 		l, err := p.load(v)
 		if err != nil {

@@ -893,6 +893,30 @@ func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome
 	return res, out, nil
 }
 
+// preflightFramesOnly runs the version's preflight vector, if there is one
+// among the role's vectors, only for the frames the IUT writes (no golden
+// is read: golden --update makes them), which vectors' requires are then
+// checked against. Errors: those of the session (IUT_START) and the
+// vector's load errors.
+func (p *plan) preflightFramesOnly(ctx context.Context) error {
+	for _, v := range p.sessions {
+		if v.ID != p.ver.Preflight {
+			continue
+		}
+		l, err := p.load(v)
+		if err != nil {
+			return err
+		}
+		l.keepRaw = true
+		out, err := p.session(ctx, l)
+		if err != nil {
+			return err
+		}
+		p.preflightFrames = out.raw
+	}
+	return nil
+}
+
 // unmet returns why the vector does not apply to the IUT, or "": the first
 // predicate of its requires that no frame the IUT wrote in the preflight
 // vector satisfies (with all the others).

@@ -52,6 +52,9 @@ func fake(behaviour string) int {
 	if code, ok := spawnFake(behaviour); ok {
 		return code
 	}
+	if code, ok := rpcFake(behaviour); ok {
+		return code
+	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
