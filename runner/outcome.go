@@ -61,6 +61,8 @@ type outcome struct {
 	raw  []any
 	// exitClass is the summary's exit class ("" for none).
 	exitClass string
+	// shapes is the shapes document of the summary (Config.Shapes).
+	shapes []byte
 	// overBudget is set once the vector kept as much as its byte budget
 	// allows (VECTOR_BUDGET_EXCEEDED).
 	overBudget bool
@@ -120,7 +122,7 @@ func (o *outcome) close() {
 // coded by its kind, and the allowed ones are one PARITY_DIFFERS note.
 func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *compare.Rules, exact bool) Result {
 	r := Result{ID: v.ID, Level: v.Level, Path: v.Path, DurationMS: o.elapsed.Milliseconds(), Canonical: o.summary,
-		GoldenPath: goldenPath}
+		GoldenPath: goldenPath, Shapes: o.shapes}
 	if full := o.vector; full != nil {
 		// The run's vector list holds ids and levels; the text is in the
 		// file as loaded for this session.
@@ -312,8 +314,12 @@ type summarizer struct {
 	rules   []normalize.Rule
 	scope   normalize.Scope
 	matched []bool
-	// frames are the canonical bytes of the normalized frames kept.
+	// frames are the canonical bytes of the normalized frames kept;
+	// shapes, when scope.Shapes asks for them, the shapes of what the
+	// normalizers hid in each (normalize.Result.Shapes), aligned with
+	// frames.
 	frames []string
+	shapes []map[string]any
 	// kept is the sum of their lengths; room is the most it may reach.
 	kept, room int
 	// mismatches holds the first MaxFindings NORMALIZE_FORMAT messages,
@@ -356,6 +362,37 @@ func (s *summarizer) add(o *outcome, f any, budget int) {
 	}
 	s.kept += len(c)
 	s.frames = append(s.frames, string(c))
+	if s.scope.Shapes {
+		s.shapes = append(s.shapes, nr.Shapes)
+	}
+}
+
+// shapesBytes returns the RFC 8785 bytes of the shapes document of the
+// kept frames, {"frames": [{<pointer>: <shape>, ...}, ...]} with one object
+// per frame of the summary, in the summary's (sorted) order: what a
+// recording keeps of the values normalizers replaced (see
+// normalize.Shape). Call it before summaryBytes sorts s.frames.
+func (s *summarizer) shapesBytes() []byte {
+	idx := make([]int, len(s.frames))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(s.frames[a], s.frames[b]) })
+	out := make([]any, len(idx))
+	for k, i := range idx {
+		m := map[string]any{}
+		if i < len(s.shapes) && s.shapes[i] != nil {
+			for ptr, sh := range s.shapes[i] {
+				m[ptr] = sh
+			}
+		}
+		out[k] = m
+	}
+	b, err := canon.Canonical(map[string]any{"frames": out})
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // summaryBytes returns the RFC 8785 bytes of the [Summary] of vector id

@@ -144,6 +144,11 @@ type Config struct {
 	// goroutines at once; a version's preflight vector (v2) is reported once
 	// more when it passes. conform record writes the summaries.
 	Record func(r Result, summary []byte)
+	// Shapes keeps, for Record, the shape (member names and JSON types,
+	// not values) of every value a normalizer replaced: Result.Shapes,
+	// which conform record writes beside each summary so drift sees a
+	// member added inside a normalized object.
+	Shapes bool
 	// Spawn, when set, selects spawned mode: the IUT is a host that starts
 	// the agent itself, and Spawn is the argv prefix of the agent double
 	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as

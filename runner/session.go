@@ -317,7 +317,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	// Each kept frame is normalized and canonicalized as it comes; only
 	// its canonical bytes are kept, within the vector's budget.
 	s.sum = &summarizer{rules: s.l.rules, matched: make([]bool, len(s.l.rules)),
-		scope: normalize.Scope{UserData: s.l.conf.UserDataPatterns(), General: len(p.ver.Normalize)},
+		scope: normalize.Scope{UserData: s.l.conf.UserDataPatterns(), General: len(p.ver.Normalize), Shapes: p.cfg.Shapes},
 		room:  p.cfg.frameBudget()}
 	return nil
 }
@@ -541,6 +541,9 @@ func (s *session) summarize() {
 		o.add(FindingFrameInexact, ProtocolError, "canonicalize summary: %v", sum.inexact)
 		o.summary = []byte(`{}`)
 	} else {
+		if sum.scope.Shapes {
+			o.shapes = sum.shapesBytes()
+		}
 		o.summary = summaryBytes(v.ID, exitCls, sum.frames)
 		o.kept, o.exitClass = len(sum.frames), exitCls
 	}

@@ -102,11 +102,15 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 
 	var mu sync.Mutex
-	summaries := map[string][]byte{}
+	summaries, shapes := map[string][]byte{}, map[string][]byte{}
+	cfg.Shapes = true
 	cfg.Record = func(r runner.Result, summary []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		summaries[r.ID] = append([]byte(nil), summary...)
+		if r.Shapes != nil {
+			shapes[r.ID] = r.Shapes
+		}
 	}
 	if isTerminal(stderr) {
 		cfg.Progress = func(r runner.Result) { report.Line(stderr, r) }
@@ -143,7 +147,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		meta.Results = append(meta.Results, drift.Result{ID: r.ID, Level: r.Level, Status: string(r.Status)})
 	}
 	sort.Slice(meta.Results, func(i, j int) bool { return meta.Results[i].ID < meta.Results[j].ID })
-	if err := drift.Write(*out, &drift.Recording{Meta: meta, Summaries: summaries}); err != nil {
+	if err := drift.Write(*out, &drift.Recording{Meta: meta, Summaries: summaries, Shapes: shapes}); err != nil {
 		fmt.Fprintf(stderr, "conform record: %v\n", err)
 		return exitBroken
 	}

@@ -167,6 +167,7 @@ func Compare(old, new *Recording, opt Options) Report {
 			d.add("VECTOR_MISSING", "", "old", nil, nil, "vector %q is only in the old recording", id)
 		default:
 			rep.Compared++
+			d.oldShapes, d.newShapes = frameShapes(old.Shapes[id]), frameShapes(new.Shapes[id])
 			d.summaries(ob, nb)
 			if len(d.findings) > before {
 				rep.Changed++
@@ -201,7 +202,10 @@ func Compare(old, new *Recording, opt Options) Report {
 }
 
 type differ struct {
-	enums          map[string]map[string]bool
+	// oldShapes and newShapes are the current vector's shapes by frame
+	// index (nil when a recording kept none).
+	oldShapes, newShapes []map[string]any
+	enums                map[string]map[string]bool
 	env            *envelope.Envelope
 	discriminators []string
 	codes          []string
@@ -295,8 +299,136 @@ func (d *differ) summaries(ob, nb []byte) {
 			d.add("DISCRIMINATOR_CHANGED", "/frames/"+strconv.Itoa(j), "new", of, nf, "the %s changed from %s to %s", k, oo, no)
 			continue
 		}
-		d.value(of, nf, frameCtx{oldBase: "/frames/" + strconv.Itoa(i), newBase: "/frames/" + strconv.Itoa(j), frame: nf}, nil)
+		c := frameCtx{oldBase: "/frames/" + strconv.Itoa(i), newBase: "/frames/" + strconv.Itoa(j), frame: nf}
+		d.value(of, nf, c, nil)
+		d.shapes(i, j, c)
 	}
+}
+
+// frameShapes decodes a shapes document ({"frames": [{ptr: shape}]}).
+func frameShapes(doc []byte) []map[string]any {
+	if doc == nil {
+		return nil
+	}
+	v, err := canon.Parse(doc)
+	if err != nil {
+		return nil
+	}
+	m, _ := v.(map[string]any)
+	fs, _ := m["frames"].([]any)
+	out := make([]map[string]any, len(fs))
+	for i, f := range fs {
+		out[i], _ = f.(map[string]any)
+	}
+	return out
+}
+
+// shapes compares the shapes of what normalizers replaced in old frame i
+// and new frame j, at each location both replaced: a member added inside a
+// normalized object is PROPERTY_ADDED_OPEN, one gone REQUIRED_REMOVED, a
+// member whose JSON type changed TYPE_CHANGED, though the normalized bytes
+// are equal.
+func (d *differ) shapes(i, j int, c frameCtx) {
+	if i >= len(d.oldShapes) || j >= len(d.newShapes) {
+		return
+	}
+	olds, news := d.oldShapes[i], d.newShapes[j]
+	ptrs := make([]string, 0, len(news))
+	for p := range news {
+		if _, ok := olds[p]; ok {
+			ptrs = append(ptrs, p)
+		}
+	}
+	slices.Sort(ptrs)
+	for _, p := range ptrs {
+		toks, err := envelope.Tokens(p)
+		if err != nil {
+			continue
+		}
+		d.shape(olds[p], news[p], c, toks)
+	}
+}
+
+// shape compares two normalize.Shape values at toks.
+func (d *differ) shape(a, b any, c frameCtx, toks []string) {
+	if a == "..." || b == "..." {
+		return // cut at normalize.MaxShapeDepth on a side: nothing known
+	}
+	if ai, ok := a.([]any); ok {
+		if bi, ok := b.([]any); ok && (len(ai) == 0 || len(bi) == 0) {
+			return // an empty array says nothing about its items
+		}
+	}
+	a, b = mergedItems(a), mergedItems(b)
+	am, aObj := a.(map[string]any)
+	bm, bObj := b.(map[string]any)
+	if !aObj || !bObj {
+		ka, kb := shapeKind(a), shapeKind(b)
+		if ka != kb {
+			d.add("TYPE_CHANGED", ptr(c.newBase, toks), "new", nil, nil, "%s changed type from %s to %s inside a normalized value", name(toks), ka, kb)
+		}
+		return
+	}
+	keys := make([]string, 0, len(am)+len(bm))
+	for k := range am {
+		keys = append(keys, k)
+	}
+	for k := range bm {
+		if _, ok := am[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sub := append(slices.Clip(toks), k)
+		x, inA := am[k]
+		y, inB := bm[k]
+		switch {
+		case !inA:
+			d.add("PROPERTY_ADDED_OPEN", ptr(c.newBase, sub), "new", nil, nil, "member %s (%s) was added inside a normalized value", name(sub), shapeKind(y))
+		case !inB:
+			d.add("REQUIRED_REMOVED", ptr(c.oldBase, sub), "old", nil, nil, "member %s (%s) is gone from inside a normalized value", name(sub), shapeKind(x))
+		default:
+			d.shape(x, y, c, sub)
+		}
+	}
+}
+
+// mergedItems turns an array shape (its distinct item shapes) whose items
+// are all objects into one object shape with every member any item has, so
+// arrays of records compare member by member; other shapes are returned as
+// they are.
+func mergedItems(s any) any {
+	items, ok := s.([]any)
+	if !ok || len(items) == 0 {
+		return s
+	}
+	merged := map[string]any{}
+	for _, it := range items {
+		m, isObj := it.(map[string]any)
+		if !isObj {
+			return s
+		}
+		for k, v := range m {
+			if _, seen := merged[k]; !seen {
+				merged[k] = v
+			}
+		}
+	}
+	return merged
+}
+
+// shapeKind names a shape's JSON type.
+func shapeKind(s any) string {
+	switch x := s.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return x
+	}
+	return "value"
 }
 
 // outcome is a reply frame's outcome in the envelope (success or error),

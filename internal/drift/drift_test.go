@@ -348,3 +348,57 @@ func TestTimelineFormats(t *testing.T) {
 		t.Errorf("changelog (-want +got):\n%s", diff)
 	}
 }
+
+// TestCompareSeesInsideNormalizedValues: two recordings whose summaries are
+// equal because a normalizer replaced a whole object still differ where the
+// shapes they kept of it differ (issue 24 item 3: a member added to the
+// initialize body that <any-object> hid).
+func TestCompareSeesInsideNormalizedValues(t *testing.T) {
+	t.Parallel()
+	frame := `{"type":"control_response","response":{"subtype":"success","request_id":"init","response":"<any-object>"}}`
+	b := sum(t, "initialize", "", frame)
+	shapes := func(members string) []byte {
+		return []byte(`{"frames":[{"/response/response":{` + members + `}}]}`)
+	}
+	o := &drift.Recording{Meta: drift.Meta{Format: drift.Format, Label: "old"}, Summaries: map[string][]byte{"initialize": b},
+		Shapes: map[string][]byte{"initialize": shapes(`"account":{"email":"string"},"models":[{"id":"string"}],"pid":"number"`)}}
+	n := &drift.Recording{Meta: drift.Meta{Format: drift.Format, Label: "new"}, Summaries: map[string][]byte{"initialize": b},
+		Shapes: map[string][]byte{"initialize": shapes(`"account":{"email":"string"},"models":[{"id":"string","label":"string"}],"pid":"string","sandbox_enabled":"boolean"`)}}
+	rep := drift.Compare(o, n, drift.Options{Envelope: control})
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.Rule+" "+f.Pointer+": "+f.Message)
+	}
+	want := []string{
+		`PROPERTY_ADDED_OPEN /frames/0/response/response/models/label: member "response.response.models.label" (string) was added inside a normalized value`,
+		`TYPE_CHANGED /frames/0/response/response/pid: "response.response.pid" changed type from number to string inside a normalized value`,
+		`PROPERTY_ADDED_OPEN /frames/0/response/response/sandbox_enabled: member "response.response.sandbox_enabled" (boolean) was added inside a normalized value`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Without shapes on one side, nothing is invented.
+	n.Shapes = nil
+	if rep := drift.Compare(o, n, drift.Options{Envelope: control}); rep.Verdict != drift.VerdictUnchanged {
+		t.Errorf("without shapes: %s, want UNCHANGED", rep.Verdict)
+	}
+}
+
+// TestShapesRoundTrip: a recording's shapes are written under shapes/ and
+// read back with it.
+func TestShapesRoundTrip(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b := sum(t, "v", "", okModel)
+	rec := &drift.Recording{Meta: drift.Meta{Label: "x"}, Summaries: map[string][]byte{"v": b}, Shapes: map[string][]byte{"v": []byte(`{"frames":[{}]}`)}}
+	if err := drift.Write(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+	back, err := drift.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back.Shapes["v"]) != `{"frames":[{}]}` || len(back.Summaries) != 1 {
+		t.Errorf("read back shapes %q and %d summaries", back.Shapes["v"], len(back.Summaries))
+	}
+}

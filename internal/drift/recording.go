@@ -81,7 +81,16 @@ type Result struct {
 type Recording struct {
 	Meta      Meta
 	Summaries map[string][]byte
+	// Shapes holds, by vector id, the shapes document of the summary
+	// (runner.Result.Shapes): the member names and JSON types of what its
+	// normalizers replaced, frame by frame. Written as shapes/<id>.json;
+	// absent in recordings made before shapes were kept, and in
+	// directories of golden files.
+	Shapes map[string][]byte
 }
+
+// ShapesDir is the subdirectory of a recording that holds its shapes.
+const ShapesDir = "shapes"
 
 // Write writes rec to dir (created if needed): recording.json and one
 // <id>.json per summary. Files of an earlier recording in dir that this one
@@ -124,6 +133,23 @@ func Write(dir string, rec *Recording) error {
 	for id, b := range rec.Summaries {
 		if err := os.WriteFile(filepath.Join(dir, id+".json"), b, 0o644); err != nil {
 			return kiterr.Wrap(kiterr.IO, err, "write summary %s", id)
+		}
+	}
+	shapes := filepath.Join(dir, ShapesDir)
+	if err := os.RemoveAll(shapes); err != nil {
+		return kiterr.Wrap(kiterr.IO, err, "remove stale shapes")
+	}
+	if len(rec.Shapes) > 0 {
+		if err := os.MkdirAll(shapes, 0o755); err != nil {
+			return kiterr.Wrap(kiterr.IO, err, "create %s", shapes)
+		}
+	}
+	for id, b := range rec.Shapes {
+		if _, ok := rec.Summaries[id]; !ok {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(shapes, id+".json"), b, 0o644); err != nil {
+			return kiterr.Wrap(kiterr.IO, err, "write shapes %s", id)
 		}
 	}
 	return nil
@@ -185,6 +211,11 @@ func ReadFS(fsys fs.FS, dir, label string) (*Recording, error) {
 		}
 		rec.Summaries[id] = data
 	}
+	if hasMeta {
+		if err := readShapes(fsys, dir, label, rec); err != nil {
+			return nil, err
+		}
+	}
 	if !hasMeta {
 		if len(rec.Summaries) == 0 {
 			return nil, kiterr.New(kiterr.RecordingInvalid, "%s has no %s and no summaries (<id>.json)", label, MetaFile)
@@ -195,6 +226,35 @@ func ReadFS(fsys fs.FS, dir, label string) (*Recording, error) {
 		rec.Meta.Label = label
 	}
 	return rec, nil
+}
+
+// readShapes reads the recording's shapes/<id>.json files, if it has any,
+// for the vectors it has summaries of. Errors: RECORDING_INVALID (a shapes
+// file that is not JSON), IO.
+func readShapes(fsys fs.FS, dir, label string, rec *Recording) error {
+	entries, err := fs.ReadDir(fsys, path.Join(dir, ShapesDir))
+	if err != nil {
+		return nil // none kept
+	}
+	for _, e := range entries {
+		name := e.Name()
+		id := strings.TrimSuffix(name, ".json")
+		if e.IsDir() || id == name || rec.Summaries[id] == nil {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join(dir, ShapesDir, name))
+		if err != nil {
+			return kiterr.Wrap(kiterr.IO, err, "read %s/%s/%s", label, ShapesDir, name)
+		}
+		if _, err := canon.Parse(data); err != nil {
+			return kiterr.Wrap(kiterr.RecordingInvalid, err, "%s/%s/%s", label, ShapesDir, name)
+		}
+		if rec.Shapes == nil {
+			rec.Shapes = map[string][]byte{}
+		}
+		rec.Shapes[id] = data
+	}
+	return nil
 }
 
 // checkID rejects ids that cannot be a file name of their own.

@@ -182,6 +182,61 @@ type Result struct {
 	Mismatches []Mismatch
 	// Matched[i] is true when rules[i] matched at least one location.
 	Matched []bool
+	// Shapes holds, when Scope.Shapes asked for them, the [Shape] of each
+	// value a rule replaced or dropped (and of each object a keep rule
+	// cut), keyed by its JSON Pointer: what a recording keeps of what
+	// normalizing hid, so drift can see a member added inside it.
+	Shapes map[string]any
+}
+
+// Shape is the structure of a value without its values: an object's
+// member names with their shapes (map[string]any), an array's distinct
+// item shapes in first-seen order ([]any, at most [MaxShapeItems]), or the
+// JSON type of a scalar ("string", "number", "boolean", "null"), to a depth
+// of [MaxShapeDepth] (deeper values are "..."). Two values with the same
+// members and types have equal shapes whatever they hold.
+func Shape(v any) any { return shape(v, 0) }
+
+// Bounds of a [Shape].
+const (
+	MaxShapeDepth = 16
+	MaxShapeItems = 8
+)
+
+func shape(v any, depth int) any {
+	if depth >= MaxShapeDepth {
+		return "..."
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = shape(e, depth+1)
+		}
+		return m
+	case []any:
+		var items []any
+		seen := map[string]bool{}
+		for _, e := range x {
+			sh := shape(e, depth+1)
+			b, _ := canon.Canonical(sh)
+			if !seen[string(b)] && len(items) < MaxShapeItems {
+				seen[string(b)] = true
+				items = append(items, sh)
+			}
+		}
+		if items == nil {
+			items = []any{}
+		}
+		return items
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
 }
 
 // Apply normalizes v with rules. At each location the first matching rule
@@ -198,11 +253,16 @@ func Apply(v any, rules []Rule) Result {
 type Scope struct {
 	UserData []string
 	General  int
+	// Shapes asks for Result.Shapes.
+	Shapes bool
 }
 
 // ApplyScoped is [Apply] with a [Scope].
 func ApplyScoped(v any, rules []Rule, scope Scope) Result {
 	res := Result{Matched: make([]bool, len(rules))}
+	if scope.Shapes {
+		res.Shapes = map[string]any{}
+	}
 	w := walker{rules: rules, scope: scope, res: &res}
 	res.Value, _ = w.walk(v, "", false)
 	return res
@@ -238,6 +298,9 @@ func (w *walker) walk(v any, ptr string, inUser bool) (any, bool) {
 			if !r.check(v) {
 				res.Mismatches = append(res.Mismatches, Mismatch{Pointer: ptr, Path: r.Path, Format: r.Format, Value: summarize(v)})
 				return v, true
+			}
+			if res.Shapes != nil {
+				res.Shapes[ptr] = Shape(v)
 			}
 			switch {
 			case r.Drop:

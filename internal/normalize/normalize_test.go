@@ -586,3 +586,30 @@ func TestDropAndKeep(t *testing.T) {
 		})
 	}
 }
+
+// TestShapes: with Scope.Shapes, each replaced or dropped value's shape
+// (member names and JSON types, never values) is kept by its pointer; an
+// array's shape lists its distinct item shapes.
+func TestShapes(t *testing.T) {
+	t.Parallel()
+	rules, err := normalize.Compile([]normalize.Spec{{Path: "/body", Format: "any-object"}, {Path: "/gone", Drop: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := canon.Parse([]byte(`{"body":{"a":"secret","n":1,"list":[{"x":true},{"x":false},{"y":null}]},"gone":[1,2],"kept":"k"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := normalize.ApplyScoped(v, rules, normalize.Scope{Shapes: true})
+	got, err := canon.Canonical(res.Shapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"/body":{"a":"string","list":[{"x":"boolean"},{"y":"null"}],"n":"number"},"/gone":["number"]}`
+	if string(got) != want {
+		t.Errorf("shapes %s, want %s", got, want)
+	}
+	if res := normalize.Apply(v, rules); res.Shapes != nil {
+		t.Errorf("shapes kept without Scope.Shapes: %v", res.Shapes)
+	}
+}

@@ -245,6 +245,10 @@ type Result struct {
 	// finished report. Not in the JSON report.
 	Canonical []byte `json:"-"`
 	Golden    []byte `json:"-"`
+	// Shapes is the shapes document of Canonical when the run kept one
+	// (runner.Config.Shapes): per frame, the shapes of the values its
+	// normalizers replaced. Not in the JSON report.
+	Shapes []byte `json:"-"`
 }
 
 // Failed reports whether the result fails certification: a required or
