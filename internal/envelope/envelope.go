@@ -602,10 +602,12 @@ func (e *Envelope) Identity(frame any) (key, label string) {
 }
 
 // EnvelopeMember reports whether the member at pointer tokens of a frame is
-// part of the frame's envelope: a member of the frame itself, or a member of
-// an object on the way to the class's id, method or outcome locations (for
-// a reply that wraps its body, the members of that body
-// object).
+// part of the frame's envelope: a member of the frame itself, or a member
+// of an object on the way to the locations that make the frame what it is
+// and correlate it (its class's when predicates, id, and success and error
+// predicates: for a reply that wraps its body, the members of that body's
+// wrapper). The method and key locations do not count: a request's
+// parameters beside its method are its payload.
 func (e *Envelope) EnvelopeMember(frame any, tokens []string) bool {
 	if len(tokens) <= 1 {
 		return true
@@ -615,8 +617,17 @@ func (e *Envelope) EnvelopeMember(frame any, tokens []string) bool {
 		return false
 	}
 	parent := tokens[:len(tokens)-1]
-	for _, l := range c.locations() {
-		if len(l.Tokens) > len(parent) && prefixOf(parent, l.Tokens) {
+	var locs [][]string
+	for _, m := range []Match{c.when, c.success, c.errorP} {
+		for _, p := range m {
+			locs = append(locs, p.tokens)
+		}
+	}
+	if c.hasID {
+		locs = append(locs, c.id)
+	}
+	for _, l := range locs {
+		if len(l) > len(parent) && prefixOf(parent, l) {
 			return true
 		}
 	}

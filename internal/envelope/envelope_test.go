@@ -269,6 +269,11 @@ func TestEnvelopeMember(t *testing.T) {
 			t.Errorf("EnvelopeMember(%v) = %v, want %v", tc.ptr, got, tc.want)
 		}
 	}
+	// A request's parameters beside its method are payload, not envelope.
+	ask := parse(t, `{"kind":"ask","ref":"r","body":{"op":"go","arg":1}}`)
+	if e.EnvelopeMember(ask, []string{"body", "arg"}) {
+		t.Error("a member beside the method counted as envelope")
+	}
 }
 
 // TestRules: passOver rules take no max or before; tolerate rules do; an
