@@ -112,23 +112,28 @@ def main():
 
     eof = [False]
 
-    def pump(block_until):
-        """Read lines until block_until() is true, the deadline passes, or EOF."""
-        deadline = time.monotonic() + args.timeout
-        while not block_until():
+    def pump(block_until, deadline=None):
+        """Read lines until block_until() is true (True) or the deadline passes (False)."""
+        if deadline is None:
+            deadline = time.monotonic() + args.timeout
+        while True:
+            if block_until():
+                return True
             left = deadline - time.monotonic()
-            if left <= 0 or eof[0]:
+            if left <= 0:
                 return False
+            if eof[0]:
+                time.sleep(min(left, 0.02))
+                continue
             try:
-                line = received.get(timeout=left)
+                line = received.get(timeout=min(left, 0.02))
             except queue.Empty:
-                return False
+                continue
             if line is None:
                 eof[0] = True
                 print("%s < (end of output)" % stamp(), flush=True)
-                return block_until()
+                continue
             handle(line)
-        return True
 
     def handle(line):
         print("%s < %s" % (stamp(), line), flush=True)
@@ -165,15 +170,16 @@ def main():
             if not pump(lambda: want in answered):
                 print("%s ! no response with id %s" % (stamp(), want), flush=True)
         elif item[0] == "sleep":
-            end = time.monotonic() + item[1] / 1000
-            pump(lambda: time.monotonic() >= end)
+            pump(lambda: False, deadline=time.monotonic() + item[1] / 1000)
         elif item[0] == "answer":
             answers[item[1]] = item[2]
         elif item[0] == "close":
             break
 
     missing = lambda: [i for i in sent_ids if i not in answered]
-    if items and items[-1][0] != "close" and not pump(lambda: not missing()):
+    if eof[0] and missing():
+        print("%s ! no response for %s" % (stamp(), ", ".join(missing())), flush=True)
+    elif items and items[-1][0] != "close" and not pump(lambda: not missing() or eof[0]):
         print("%s ! no response for %s" % (stamp(), ", ".join(missing())), flush=True)
     print("%s - stdin closed" % stamp(), flush=True)
     try:
