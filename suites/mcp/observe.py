@@ -6,8 +6,8 @@
 Servers: the reference (built with `go build` from suites/mcp/reference) and every
 impl/mcp-*/profile.json (installed first with its install.sh). Each run gets a fresh
 working directory and HOME, as the runner gives each vector. Transcripts go to
-DIR/<server>/<scenario>.log (default suites/mcp/observed) and every line a server
-wrote to DIR/<server>/lines.jsonl, for schemacheck. Python standard library only.
+DIR/<server>/<scenario>.log (default suites/mcp/observed), which
+schemacheck validates (go run ./suites/mcp/schemacheck). Python standard library only.
 """
 
 import argparse
@@ -72,9 +72,6 @@ def main():
             subprocess.run([s["install"]], check=True, stdout=subprocess.DEVNULL)
         outdir = os.path.join(args.out, name)
         os.makedirs(outdir, exist_ok=True)
-        lines = os.path.join(outdir, "lines.jsonl")
-        if args.scenario == "*" and os.path.exists(lines):
-            os.remove(lines)
         for scen in scenarios:
             tmp = tempfile.mkdtemp(prefix="conform-mcp-observe-")
             work = os.path.join(tmp, "work")
@@ -86,7 +83,7 @@ def main():
                 f.write("# %s, scenario %s\n" % (name, os.path.basename(scen)))
                 f.flush()
                 subprocess.run([sys.executable, os.path.join(HERE, "probe.py"), "--timeout", args.timeout,
-                                "--capture", lines, scen, "--"] + s["command"],
+                                scen, "--"] + s["command"],
                                cwd=work, env=env, stdout=f, stderr=subprocess.STDOUT)
             shutil.rmtree(tmp, ignore_errors=True)
             print("%-22s %s" % (name, os.path.basename(scen)), flush=True)
