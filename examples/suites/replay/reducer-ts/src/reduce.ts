@@ -40,7 +40,16 @@ export function reduce(fixture: Fixture, reducer: string): Summary {
     outcome: null,
   };
   const applied = new Set<string>();
-  const tool = (name: string): ToolCount => (s.tools[name] ??= { calls: 0, ok: 0, failed: 0 });
+  // A Map, not an object: a tool may be named __proto__ or constructor.
+  const tools = new Map<string, ToolCount>();
+  const tool = (name: string): ToolCount => {
+    let c = tools.get(name);
+    if (c === undefined) {
+      c = { calls: 0, ok: 0, failed: 0 };
+      tools.set(name, c);
+    }
+    return c;
+  };
   let cursor = 0;
   for (const e of fixture.events) {
     if (applied.has(e.id)) {
@@ -72,5 +81,6 @@ export function reduce(fixture: Fixture, reducer: string): Summary {
         break;
     }
   }
+  s.tools = Object.fromEntries(tools); // own data properties, whatever the names
   return s;
 }
