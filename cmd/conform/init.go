@@ -168,6 +168,32 @@ func scaffold(name, role string) map[string]string {
   "expect": {"replies": [1]}
 }
 `
+	// One valid message vector per schema definition, so that the new suite
+	// validates with every definition covered once it has its goldens.
+	message := func(id, def, description, msg string, valid bool) string {
+		return `{
+  "id": ` + q(id) + `,
+  "version": 1,
+  "kind": "message",
+  "level": "required",
+  "description": ` + q(description) + `,
+  "source": "your protocol's specification, section ...",
+  "definition": ` + q(def) + `,
+  "message": ` + msg + `,
+  "valid": ` + fmt.Sprint(valid) + `
+}
+`
+	}
+	messages := map[string]string{
+		"msg-id":                 message("msg-id", "#/$defs/Id", "An id is a string or an integer.", `"req-1"`, true),
+		"msg-request":            message("msg-request", "#/$defs/Request", "A request carries an id and a method.", `{"id": 1, "method": "echo", "params": {"text": "hello"}}`, true),
+		"msg-notification":       message("msg-notification", "#/$defs/Notification", "A notification carries a method and no id.", `{"method": "log", "params": {"line": "started"}}`, true),
+		"msg-notification-id":    message("msg-notification-id", "#/$defs/Notification", "A frame with an id is not a notification.", `{"id": 1, "method": "log"}`, false),
+		"msg-reply":              message("msg-reply", "#/$defs/Reply", "A success reply carries the request's id and a result.", `{"id": 1, "result": {}}`, true),
+		"msg-error-reply":        message("msg-error-reply", "#/$defs/ErrorReply", "An error reply carries the request's id and an error with a code and a message.", `{"id": 1, "error": {"code": -32601, "message": "no such method"}}`, true),
+		"msg-echo-result":        message("msg-echo-result", "#/$defs/ResultByMethod/properties/echo", "A reply to echo has the text as its result.", `{"id": 1, "result": {"text": "hello"}}`, true),
+		"msg-echo-result-number": message("msg-echo-result-number", "#/$defs/ResultByMethod/properties/echo", "The echoed text is a string.", `{"id": 1, "result": {"text": 1}}`, false),
+	}
 	readme := "# " + name + "\n\n" +
 		"A conform suite (docs/suite-format.md and docs/vector-format.md in the conform kit say what each file means).\n\n" +
 		"```sh\n" +
@@ -176,12 +202,16 @@ func scaffold(name, role string) map[string]string {
 		"conform run --suite . -- ./an-implementation         # certify an implementation\n" +
 		"conform manifest --suite .                           # rewrite MANIFEST.sha256 after editing files by hand\n" +
 		"```\n"
-	return map[string]string{
+	files := map[string]string{
 		"suite.json":                        manifest,
 		"schemas/protocol.v1.json":          schema,
 		"vectors/v1/" + role + "/echo.json": vector,
 		"README.md":                         readme,
 	}
+	for id, m := range messages {
+		files["vectors/v1/message/"+id+".json"] = m
+	}
+	return files
 }
 
 // jsonString renders s as a JSON string.

@@ -209,6 +209,16 @@ func validateSuite(s *runner.Suite, stdout, stderr io.Writer) int {
 				continue
 			}
 			sessions++
+			if len(v.Fixture) > 0 {
+				// Its golden is its fixture files: no golden file.
+				for _, name := range v.Fixture {
+					if err := checkFixtureFile(s, name); err != nil {
+						fmt.Fprintf(stdout, "INVALID %s: %v\n", v.Path, err)
+						status = exitUsage
+					}
+				}
+				continue
+			}
 			if _, err := s.ReadGolden(&ver, v.Role, v.ID); err != nil {
 				fmt.Fprintf(stdout, "INVALID %s: %v\n", v.Path, err)
 				status = exitUsage
@@ -229,4 +239,23 @@ func validateSuite(s *runner.Suite, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "suite %s %s\n", s.Manifest.Name, s.Digest)
 	return status
+}
+
+// checkFixtureFile checks that the suite file name, one of a vector's
+// fixture files, is there as MANIFEST.sha256 lists it and holds one JSON
+// object (a frame), as a run reads it. Errors: the suite's read errors
+// (SUITE_FILE_UNLISTED, SUITE_DIGEST_MISMATCH, ...), GOLDEN_INVALID.
+func checkFixtureFile(s *runner.Suite, name string) error {
+	data, err := s.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	f, err := canon.Parse(data)
+	if err != nil {
+		return kiterr.Wrap(kiterr.GoldenInvalid, err, "fixture %s", name)
+	}
+	if _, ok := f.(map[string]any); !ok {
+		return kiterr.New(kiterr.GoldenInvalid, "fixture %s is not one JSON object (a frame)", name)
+	}
+	return nil
 }

@@ -392,9 +392,9 @@ func (c *digestCheck) check(j digestJob, buf []byte) {
 	i, ok := s.Files.index(j.name)
 	switch {
 	case !ok:
-		s.Problems[j.name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (run 'conform golden --update')", j.name, DigestFile)
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (a new file? 'conform manifest' lists it; 'conform golden --update' rewrites goldens and the list)", j.name, DigestFile)
 	case !s.Files.matches(i, &got):
-		s.Problems[j.name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? run 'conform golden --update' and review)", j.name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+		s.Problems[j.name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? review it, then 'conform manifest'; a golden file is only rewritten by 'conform golden --update')", j.name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
 	}
 	if ok {
 		c.seen[i] = true
