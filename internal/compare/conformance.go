@@ -89,7 +89,10 @@ type Spec struct {
 	// Text lists free-text locations: the actual value must satisfy the
 	// format (normalizer formats: "string", "regex:...", ...); its wording
 	// is not compared. A vector's text rule is tried before the version's,
-	// so a vector can ask more of a text (e.g. that it echoes a name).
+	// so a vector can ask more of a text (e.g. that it echoes a name), and
+	// before the version's UserData, so a vector can say that a location
+	// the version compares exactly holds free text here (a tool's error
+	// message); only Pin comes before it.
 	Text []normalize.Spec `json:"text,omitempty"`
 	// Pin lists locations compared exactly whatever Optional, Text or the
 	// schema would allow, absence included.
@@ -100,6 +103,10 @@ type Spec struct {
 type Rules struct {
 	userData, optional, pin []rule
 	text                    []normalize.Rule
+	// overriding is how many of text (the first ones) come from a
+	// vector's spec: those are tried before user data, so a vector can say
+	// that a location the version compares exactly is free text here.
+	overriding int
 }
 
 type rule struct{ pattern, path, reason string }
@@ -137,7 +144,7 @@ func Compile(specs ...*Spec) (*Rules, error) {
 		}
 		return nil
 	}
-	for _, s := range specs {
+	for i, s := range specs {
 		if s == nil {
 			continue
 		}
@@ -155,8 +162,12 @@ func Compile(specs ...*Spec) (*Rules, error) {
 			return nil, fmt.Errorf("conformance text: %w", err)
 		}
 		// A later spec's text rule (a vector's) is tried first, so it can
-		// narrow the version's class at the same location.
+		// narrow the version's class at the same location, or loosen a
+		// location the version's user data compares exactly.
 		r.text = append(text, r.text...)
+		if i > 0 {
+			r.overriding += len(text)
+		}
 	}
 	return r, nil
 }
@@ -299,23 +310,20 @@ func (d *differ) diff(ptr, kind string, g, a any, hasG, hasA, normative bool, wh
 // value compares g and a at ptr; exact means every difference is normative.
 func (d *differ) value(g, a any, ptr string, exact bool) {
 	if !exact && ptr != "" {
-		if u := match(d.rules.userData, ptr); u != nil {
-			d.exactly(g, a, ptr, "user data, compared exactly: "+u.String())
-			return
-		}
 		if p := match(d.rules.pin, ptr); p != nil {
 			d.exactly(g, a, ptr, "pinned: "+p.String())
 			return
 		}
-		if t := d.textRule(ptr); t != nil {
-			if equalJSON(g, a) {
-				return
-			}
-			if t.Check(a) {
-				d.diff(ptr, ValueChanged, g, a, true, true, false, fmt.Sprintf("free text, class %s: %s", t.Format, t.Reason))
-			} else {
-				d.diff(ptr, TextMismatch, g, a, true, true, true, fmt.Sprintf("free text must be %s: %s", t.Format, t.Reason))
-			}
+		if t := d.textRule(ptr, true); t != nil {
+			d.text(g, a, ptr, t)
+			return
+		}
+		if u := match(d.rules.userData, ptr); u != nil {
+			d.exactly(g, a, ptr, "user data, compared exactly: "+u.String())
+			return
+		}
+		if t := d.textRule(ptr, false); t != nil {
+			d.text(g, a, ptr, t)
 			return
 		}
 	}
@@ -447,13 +455,32 @@ func (d *differ) items(g, a []any, ptr, why string) {
 	}
 }
 
-func (d *differ) textRule(ptr string) *normalize.Rule {
-	for i := range d.rules.text {
+// textRule returns the first text rule that matches ptr: among the
+// vector's only (overriding), or among all.
+func (d *differ) textRule(ptr string, overriding bool) *normalize.Rule {
+	n := len(d.rules.text)
+	if overriding {
+		n = d.rules.overriding
+	}
+	for i := range n {
 		if d.rules.text[i].Matches(ptr) {
 			return &d.rules.text[i]
 		}
 	}
 	return nil
+}
+
+// text compares a free-text location: equal, or any value of the rule's
+// format (allowed), or not of the format (normative).
+func (d *differ) text(g, a any, ptr string, t *normalize.Rule) {
+	if equalJSON(g, a) {
+		return
+	}
+	if t.Check(a) {
+		d.diff(ptr, ValueChanged, g, a, true, true, false, fmt.Sprintf("free text, class %s: %s", t.Format, t.Reason))
+	} else {
+		d.diff(ptr, TextMismatch, g, a, true, true, true, fmt.Sprintf("free text must be %s: %s", t.Format, t.Reason))
+	}
 }
 
 // discriminatorDiffers returns the first of the discriminators both
