@@ -125,9 +125,10 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					}
 					inv = append(inv, "--profile", value)
 				default:
-					cfg.Command = strings.Fields(value)
+					if cfg.Command, err = resolveArgs(stderr, strings.Fields(value)); err != nil {
+						return fail(stderr, err)
+					}
 					cfg.Implementation = filepath.Base(cfg.Command[0])
-					warnRelativeArgs(stderr, cfg.Command)
 				}
 				if *suiteDir != "" {
 					inv = append(inv, "--suite", *suiteDir)

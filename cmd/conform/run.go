@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -322,7 +323,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
-		warnRelativeArgs(stderr, cmd)
+		if cmd, err = resolveArgs(stderr, cmd); err != nil {
+			return fail(stderr, err)
+		}
 		cfg.Command = cmd
 		if cfg.Implementation == "" {
 			cfg.Implementation = filepath.Base(cmd[0])
@@ -434,22 +437,40 @@ func writeJSONReport(path string, rep *runner.Report) error {
 	return nil
 }
 
-// warnRelativeArgs warns on stderr about IUT arguments after the first
-// that name an existing file or directory by a relative path: the IUT runs
-// in a fresh empty working directory, where the path names nothing (the
-// runner makes only the command itself absolute). "-- python3 agent.py"
-// would otherwise crash on every vector with only the IUT's stderr saying
-// why.
-func warnRelativeArgs(stderr io.Writer, cmd []string) {
-	for _, a := range cmd[1:] {
-		if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+// resolveArgs makes the relative paths among the IUT arguments after the
+// program absolute against the caller's working directory, since the IUT
+// runs in a fresh empty one (the runner does the same for the program
+// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (README
+// "How a run works"): an argument that names an existing file relative to
+// here, or that is ".", "..", or starts with "./" or "../" and names an
+// existing file or directory, is made absolute, with a note on stderr. An
+// argument that starts with "./" or "../" and names nothing is refused:
+// USAGE, since it could only name a file in the IUT's empty directory.
+// Arguments that start with "-" or hold "=" ("--config=x.json",
+// "FOO=bar") are passed as given: write such a path absolute, or as an
+// argument of its own.
+func resolveArgs(stderr io.Writer, cmd []string) ([]string, error) {
+	out := slices.Clone(cmd)
+	for i, a := range cmd {
+		if i == 0 || a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
 			continue
 		}
-		if _, err := os.Stat(a); err == nil {
-			abs, _ := filepath.Abs(a)
-			fmt.Fprintf(stderr, "conform: warning: IUT argument %q is a path relative to here, but the IUT runs in a fresh empty working directory; use %s\n", a, abs)
+		explicit := a == "." || a == ".." || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") ||
+			(filepath.Separator != '/' && (strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator))))
+		st, err := os.Stat(a)
+		switch {
+		case err == nil && (st.Mode().IsRegular() || explicit):
+			abs, err := filepath.Abs(a)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.Usage, err, "IUT argument %q", a)
+			}
+			out[i] = abs
+			fmt.Fprintf(stderr, "conform: note: IUT argument %q is %s (relative paths are resolved here: the IUT runs in a fresh empty working directory)\n", a, abs)
+		case err != nil && explicit:
+			return nil, kiterr.New(kiterr.Usage, "IUT argument %q names no file or directory here; relative paths are resolved against this directory, since the IUT runs in a fresh empty working directory", a)
 		}
 	}
+	return out, nil
 }
 
 // isolation parses --isolate-user ("uid:gid") for --isolate, or returns a
