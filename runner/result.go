@@ -15,6 +15,7 @@ type (
 	Kit                  = result.Kit
 	LevelCounts          = result.LevelCounts
 	Matrix               = result.Matrix
+	MatrixCause          = result.MatrixCause
 	MatrixCell           = result.MatrixCell
 	MatrixColumn         = result.MatrixColumn
 	MatrixImplementation = result.MatrixImplementation
@@ -31,6 +32,7 @@ type (
 	ShardInfo            = result.ShardInfo
 	Status               = result.Status
 	SuiteInfo            = result.SuiteInfo
+	TrendPoint           = result.TrendPoint
 )
 
 // Statuses, verdicts, finding codes and report bounds (public API; see

@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/internal/drift"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
@@ -39,6 +42,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
 	format := fl.String("format", "markdown", "matrix format: markdown, html or json (schemas/matrix.schema.json)")
 	out := fl.String("out", "", "write the matrix to `file` (default: stdout)")
+	pages := fl.String("pages", "", "write a page per implementation (NAME.md or NAME.html, as --format says) and its badges (NAME.svg, NAME.ROLE-vN.svg) into `dir`, and link the overview to them (markdown and html)")
+	var trends multiFlag
+	fl.Var(&trends, "trend", "`NAME=DIR`: the releases of implementation NAME, from the recordings (conform record --out) in DIR's subfolders, shown on its page (repeatable)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -52,6 +58,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case "markdown", "md", "html", "json":
 	default:
 		return usageError(stderr, "matrix", "--format must be markdown, html or json")
+	}
+	if *pages != "" && *format == "json" {
+		return usageError(stderr, "matrix", "--pages writes Markdown or HTML pages: give --format markdown or html (the JSON matrix holds everything the pages show)")
 	}
 	if len(impls) == 0 && len(from) == 0 {
 		return usageError(stderr, "matrix", "name implementations with --impl NAME=PROFILE_DIR|reference|COMMAND or saved reports with --from FILE")
@@ -104,6 +113,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return usageError(stderr, "matrix", "--impl %q: want NAME=PROFILE_DIR|reference|COMMAND", spec)
 		}
 		isProfile := isProfileDir(value)
+		var prf *profile.Profile
 		for _, role := range roleList {
 			for _, version := range versionList {
 				cfg := runner.Config{Suite: s, Role: role, Version: version, Filters: filters, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
@@ -120,7 +130,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					}
 					cfg.Implementation = "conform reference (Go)"
 				case isProfile:
-					if _, err := applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
+					if prf, err = applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
 						return fail(stderr, err)
 					}
 					inv = append(inv, "--profile", value)
@@ -151,6 +161,10 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					return exitInterrupted
 				}
 				rep.Invocation = inv
+				describe(rep, prf)
+				if value == "reference" {
+					describeReference(rep)
+				}
 				fmt.Fprintf(stderr, "%s, %s role, v%d: %s (%s)\n", name, role, version, rep.Verdict, time.Since(began).Round(time.Millisecond))
 				inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
 			}
@@ -160,17 +174,39 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, err)
 	}
+	for _, spec := range trends {
+		name, dir, ok := strings.Cut(spec, "=")
+		if !ok || name == "" || dir == "" {
+			return usageError(stderr, "matrix", "--trend %q: want NAME=DIR", spec)
+		}
+		points, err := readTrend(dir)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if err := m.SetTrend(name, points); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	if *suiteDir == "" && m.Suite.Digest != s.Digest {
 		fmt.Fprintf(stderr, "conform: note: the reports were made with suite %s, not the suite embedded in conform (%s)\n", m.Suite.Digest, s.Digest)
+	}
+	var opt report.MatrixOptions
+	if *pages != "" {
+		if opt, err = pageLinks(*out, *pages); err != nil {
+			return fail(stderr, err)
+		}
+		if err := writePages(m, *pages, *format, opt); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	err = output{out: *out}.write(stdout, func(w io.Writer) error {
 		switch *format {
 		case "html":
-			return report.MatrixHTML(w, m)
+			return report.MatrixHTMLWith(w, m, opt)
 		case "json":
 			return report.MatrixJSON(w, m)
 		}
-		return report.MatrixMarkdown(w, m)
+		return report.MatrixMarkdownWith(w, m, opt)
 	})
 	if err != nil {
 		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write matrix"))
@@ -215,4 +251,98 @@ func fromSpec(spec string) (name, file string) {
 		base = base[:i]
 	}
 	return base, spec
+}
+
+// pageLinks returns how the overview written to out (stdout when "") and
+// the pages in dir refer to each other: dir relative to out's folder, and
+// out relative to dir (without its extension; no link back when the
+// overview goes to stdout). Errors: IO when the paths cannot be related.
+func pageLinks(out, dir string) (report.MatrixOptions, error) {
+	if out == "" {
+		return report.MatrixOptions{Pages: filepath.ToSlash(filepath.Clean(dir)) + "/"}, nil
+	}
+	absOut, err := filepath.Abs(out)
+	if err == nil {
+		var absDir string
+		if absDir, err = filepath.Abs(dir); err == nil {
+			var toPages, toOverview string
+			if toPages, err = filepath.Rel(filepath.Dir(absOut), absDir); err == nil {
+				if toOverview, err = filepath.Rel(absDir, absOut); err == nil {
+					toOverview = strings.TrimSuffix(toOverview, filepath.Ext(toOverview))
+					return report.MatrixOptions{Pages: filepath.ToSlash(toPages) + "/", Overview: filepath.ToSlash(toOverview)}, nil
+				}
+			}
+		}
+	}
+	return report.MatrixOptions{}, kiterr.Wrap(kiterr.IO, err, "--pages %s beside --out %s", dir, out)
+}
+
+// writePages writes into dir (made if needed) one page per implementation
+// of m in format (NAME.md or NAME.html), its badge NAME.svg and one badge
+// per section it ran, NAME.ROLE-vN.svg, each atomically. Files of an
+// earlier matrix that this one does not write are left as they are.
+// Errors: IO.
+func writePages(m *runner.Matrix, dir, format string, opt report.MatrixOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return kiterr.Wrap(kiterr.IO, err, "--pages %s", dir)
+	}
+	ext, page := ".md", report.MatrixPageMarkdown
+	if format == "html" {
+		ext, page = ".html", report.MatrixPageHTML
+	}
+	for _, impl := range m.Implementations {
+		name := impl.Name
+		if err := writeAtomic(filepath.Join(dir, name+ext), func(w io.Writer) error { return page(w, m, name, opt) }); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(dir, name+".svg"), func(w io.Writer) error { return report.MatrixBadge(w, m, name, "") }); err != nil {
+			return err
+		}
+		for _, sec := range m.Sections {
+			if !slices.ContainsFunc(sec.Columns, func(c runner.MatrixColumn) bool { return c.Name == name }) {
+				continue
+			}
+			key := fmt.Sprintf("%s-v%d", sec.Role, sec.Version)
+			if err := writeAtomic(filepath.Join(dir, name+"."+key+".svg"), func(w io.Writer) error { return report.MatrixBadge(w, m, name, key) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readTrend reads the recordings in the subfolders of dir (each with a
+// recording.json, as conform record writes them) as the releases of one
+// implementation. Errors: PATH_NOT_FOUND (dir), RECORDING_INVALID and IO
+// (internal/drift), USAGE when dir holds no recording.
+func readTrend(dir string) ([]runner.TrendPoint, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--trend %s", dir)
+	}
+	var points []runner.TrendPoint
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), drift.MetaFile)); err != nil {
+			continue
+		}
+		rec, err := drift.Read(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		mt := rec.Meta
+		label := mt.Label
+		if label == "" {
+			label = e.Name()
+		}
+		c := mt.Counts
+		points = append(points, runner.TrendPoint{Label: label, Released: mt.Released, Role: mt.Suite.Role, Version: mt.Suite.Version, Verdict: mt.Verdict,
+			Passed: c["passed"], Failed: c["failed"], XFail: c["xfail"], XPass: c["xpass"], Informational: c["informational"], NotRun: c["not_run"]})
+	}
+	if len(points) == 0 {
+		return nil, kiterr.New(kiterr.Usage, "--trend %s: no recording (a folder with %s) in it", dir, drift.MetaFile)
+	}
+	return points, nil
 }

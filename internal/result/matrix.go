@@ -9,6 +9,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/suggest"
 )
 
 // MatrixInput is one implementation's report for one role and protocol
@@ -231,9 +232,13 @@ func (c MatrixCell) Passed() bool { return c.Status == Pass && c.Parity == Parit
 // matrixName is the form of [MatrixInput.Name]: a label safe in any
 // printer's table without escaping. matrixRole is that of a role.
 var (
-	matrixName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
-	matrixRole = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	matrixName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
+	matrixRole  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	releaseDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 )
+
+// verdicts are the verdict words of [Report.Verdict].
+var verdicts = []string{VerdictCertified, VerdictExcused, VerdictPartial, VerdictNotCertified, VerdictNothingPassed, VerdictInvalidInput, VerdictInterrupted}
 
 // BuildMatrix builds the matrix of inputs (in any order; the result does not
 // depend on the order of inputs that name different implementations or
@@ -376,27 +381,38 @@ func causeKind(level string, c MatrixCell) string {
 	return CauseFailed
 }
 
-// primaryCause returns what explains a cell that did not pass: its first
-// most severe finding (the cell keeps only findings that carry a status and
-// are not differences), else its first normative difference, else its
-// status.
+// primaryCause returns what explains a cell that did not pass ([Cause]).
 func primaryCause(c MatrixCell) (code, pointer string, status Status, message string) {
+	return Cause(c.Status, c.Findings, c.Differences)
+}
+
+// Cause returns what explains a result of status st that did not pass, for
+// pages and compact reports that give one line per failure: its first
+// most severe finding that carries a status and is not a difference from
+// the golden summary (code, its status, its message), else its first
+// normative difference (kind, JSON Pointer, FAIL, the rendered
+// difference), else the status itself.
+func Cause(st Status, findings []Finding, differences []compare.Difference) (code, pointer string, status Status, message string) {
 	best := -1
-	for i, f := range c.Findings {
-		if best < 0 || Severity(f.Status) > Severity(c.Findings[best].Status) {
+	for i, f := range findings {
+		if f.Status == "" || compare.IsKind(f.Code) {
+			continue
+		}
+		if best < 0 || Severity(f.Status) > Severity(findings[best].Status) {
 			best = i
 		}
 	}
 	if best >= 0 {
-		f := c.Findings[best]
+		f := findings[best]
 		return f.Code, "", f.Status, f.Message
 	}
-	for _, d := range c.Differences {
+	for _, d := range differences {
 		if d.Normative {
-			return d.Kind, d.Pointer, Fail, compare.Render(d)
+			line, _, _ := strings.Cut(compare.Render(d), "\n")
+			return d.Kind, d.Pointer, Fail, line
 		}
 	}
-	return string(c.Status), "", c.Status, ""
+	return string(st), "", st, ""
 }
 
 // causes groups the cells of column col by cause ([MatrixCause]).
@@ -434,7 +450,8 @@ func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
 		case CauseAllowed:
 			for _, d := range c.Differences {
 				if !d.Normative {
-					add(key{kind, d.Kind, d.Pointer}, "", compare.Render(d), row, c)
+					line, _, _ := strings.Cut(compare.Render(d), "\n")
+					add(key{kind, d.Kind, d.Pointer}, "", line, row, c)
 				}
 			}
 			continue
@@ -526,7 +543,9 @@ func Repro(invocation []string, id string) []string {
 // SetTrend sets the [MatrixImplementation.Trend] of the implementation
 // named name to points, sorted by release date, then label (a point
 // without a date sorts first). Errors: USAGE when no implementation of m
-// has that name, or a point has no label.
+// has that name, or a point's label is not of the form of a name, its date
+// not YYYY-MM-DD, its verdict not a verdict or its role not a role name
+// (printers put them in tables as they are).
 func (m *Matrix) SetTrend(name string, points []TrendPoint) error {
 	i := slices.IndexFunc(m.Implementations, func(mi MatrixImplementation) bool { return mi.Name == name })
 	if i < 0 {
@@ -534,11 +553,18 @@ func (m *Matrix) SetTrend(name string, points []TrendPoint) error {
 		for j, mi := range m.Implementations {
 			names[j] = mi.Name
 		}
-		return kiterr.New(kiterr.Usage, "no implementation of the matrix is named %q (it has %s)", name, strings.Join(names, ", "))
+		return kiterr.New(kiterr.Usage, "no implementation of the matrix is named %q%s", name, suggest.Phrase(name, names))
 	}
 	for _, p := range points {
-		if p.Label == "" {
-			return kiterr.New(kiterr.Usage, "a release in the trend of %q has no label", name)
+		switch {
+		case !matrixName.MatchString(p.Label):
+			return kiterr.New(kiterr.Usage, "release label %q in the trend of %q: want letters, digits, '.', '_', '+' or '-' (at most 64)", p.Label, name)
+		case p.Released != "" && !releaseDate.MatchString(p.Released):
+			return kiterr.New(kiterr.Usage, "release %s of %q: date %q is not YYYY-MM-DD", p.Label, name, p.Released)
+		case !slices.Contains(verdicts, p.Verdict):
+			return kiterr.New(kiterr.Usage, "release %s of %q: %q is not a verdict", p.Label, name, p.Verdict)
+		case !matrixRole.MatchString(p.Role) || p.Version < 1:
+			return kiterr.New(kiterr.Usage, "release %s of %q: role %q, version %d is not a suite role and version", p.Label, name, p.Role, p.Version)
 		}
 	}
 	points = slices.Clone(points)
