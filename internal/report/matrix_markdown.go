@@ -42,7 +42,7 @@ func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
 			fmt.Fprintf(ew, ", version %s", matrixCode(impl.Version))
 		}
 		if impl.Language != "" {
-			fmt.Fprintf(ew, ", %s", matrixCode(impl.Language))
+			fmt.Fprintf(ew, ", language %s", matrixCode(impl.Language))
 		}
 		fmt.Fprintln(ew)
 	}
