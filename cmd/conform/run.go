@@ -47,7 +47,7 @@ commands:
   matrix    implementations by vectors (runs or saved reports) as Markdown, HTML or JSON
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
   golden    regenerate golden summaries from the reference (--update)
-  list      list the vectors of a suite version
+  list      list the vectors of a suite version, or (with run's selection flags) those a run would run
   compat    classify the changes between two JSON Schemas as additive or breaking
   report    merge the JSON reports of a sharded run, or print a JSON report in another format
   suite     export the embedded suite to a directory (suite export DIR)

@@ -266,3 +266,81 @@ func matrixCode(s string) string {
 	}
 	return fence + s + fence
 }
+
+// MatrixReadme writes the generated block of the README of the
+// implementation called name (conform matrix --readmes puts it between
+// the README's marker lines): a table of its runs (verdict, required,
+// recommended and informational counts, exact parity), its failures and
+// expected failures by cause (code and number of vectors), the number of
+// expected-failure entries its runs used (XFAIL, XPASS and stale ids, each
+// once) and a link to its page (page, relative to the README; none when
+// ""). No digest and no date: the block changes only when results do.
+// Errors: USAGE when m has no implementation of that name.
+func MatrixReadme(w io.Writer, m *result.Matrix, name, page string) error {
+	if err := checkName(m, name); err != nil {
+		return err
+	}
+	v := newImplView(m, name, MatrixOptions{Pages: "./"}, ".md")
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Results of the last run of this profile, by `conform matrix`")
+	if page != "" {
+		fmt.Fprintf(ew, " (details, grouped by cause: [%s](%s))", mdLinkText(page), page)
+	}
+	fmt.Fprintf(ew, ":\n\n| run | verdict | required | recommended | informational (never decides) | exact parity |\n|---|---|---|---|---|---|\n")
+	for _, s := range v.Sections {
+		cells := map[string]string{result.LevelRequired: "—", result.LevelRecommended: "—", result.LevelInformational: "—"}
+		for _, l := range s.Levels {
+			if l.Informational {
+				cells[l.Level] = fmt.Sprintf("%d as recorded, %d otherwise", l.Passed, l.Failed)
+				continue
+			}
+			c := fmt.Sprintf("%d passed, %d xfail, %d failed", l.Passed, l.XFail, l.Failed+l.XPass)
+			if l.NotRun > 0 {
+				c += fmt.Sprintf(", %d not run", l.NotRun)
+			}
+			cells[l.Level] = c
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", s.Title, s.Verdict, cells[result.LevelRequired], cells[result.LevelRecommended], cells[result.LevelInformational], s.Parity)
+	}
+	for _, s := range v.Sections {
+		for _, g := range s.Groups {
+			if g.Kind != result.CauseFailed && g.Kind != result.CauseXFail || len(g.Causes) == 0 {
+				continue
+			}
+			parts := make([]string, len(g.Causes))
+			for i, c := range g.Causes {
+				parts[i] = fmt.Sprintf("`%s` %s", c.Code, countOf(len(c.Vectors), "vector"))
+			}
+			fmt.Fprintf(ew, "\n%s (%s): %s.\n", g.Title, s.Title, strings.Join(parts, ", "))
+		}
+	}
+	fmt.Fprintf(ew, "\nExpected-failure entries its runs used: %d.\n", expectEntries(m, name))
+	return ew.err
+}
+
+// mdLinkText is a relative path as link text: the kit's own path of checked
+// names, with Markdown's brackets left out.
+func mdLinkText(p string) string { return strings.NewReplacer("[", "", "]", "").Replace(p) }
+
+// expectEntries counts the vector ids an implementation's expected-failure
+// list named in its runs: XFAIL and XPASS results and stale entries, each
+// id once.
+func expectEntries(m *result.Matrix, name string) int {
+	ids := map[string]bool{}
+	for _, sec := range m.Sections {
+		for col, c := range sec.Columns {
+			if c.Name != name {
+				continue
+			}
+			for _, id := range c.Stale {
+				ids[id] = true
+			}
+			for _, row := range sec.Rows {
+				if st := row.Cells[col].Status; st == result.XFail || st == result.XPass {
+					ids[row.ID] = true
+				}
+			}
+		}
+	}
+	return len(ids)
+}
