@@ -635,3 +635,39 @@ func TestTextFailingBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestTextShowsWhatWasWritten: every character the IUT wrote is shown as
+// itself when graphic (é, 中, a U+FFFD it wrote itself) and as an escape
+// otherwise, never as U+FFFD; -v shows a long value whole.
+func TestTextShowsWhatWasWritten(t *testing.T) {
+	t.Parallel()
+	written := "é中\uFFFD|\u007f|\u0080|\u00ad|\ufeff|\u200b|\u2028|\u2029|\u202e|\U000E0001|\xff|end"
+	want := `é中` + "\uFFFD" + `|\u007f|\u0080|\u00ad|\ufeff|\u200b|\u2028|\u2029|\u202e|\U000e0001|\xff|end`
+	long := strings.Repeat("x", 1000)
+	res := runner.Result{ID: "get-context-usage", Level: "required", Status: runner.Fail,
+		Findings: []runner.Finding{{Code: runner.FindingFrameNotJSON, Status: runner.Fail, Message: "line: " + written}},
+		Stderr:   "boom " + written + "\n",
+		Differences: []compare.Difference{{Frame: `control_response "req-1"`, Pointer: "/response/x", Kind: compare.ValueChanged,
+			Golden: canonical(long), Actual: canonical(long + "y"), Normative: true}},
+	}
+	rep := recount(&runner.Report{Suite: fullReport().Suite, Implementation: fullReport().Implementation, Results: []runner.Result{res}})
+	for _, verbose := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := report.Text(&b, rep, verbose); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, w := range []string{"FRAME_NOT_JSON: line: " + want + "\n", "      | boom " + want + "\n"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("verbose %v: want %q in:\n%s", verbose, w, out)
+			}
+		}
+		if got := strings.Count(out, "\uFFFD"); got != 2 {
+			t.Errorf("verbose %v: %d U+FFFD in the report, want the 2 the IUT wrote", verbose, got)
+		}
+		whole := strings.Contains(out, `golden "`+long+`", actual "`+long+`y"`)
+		if whole != verbose {
+			t.Errorf("verbose %v: the 1000-byte values shown whole: %v", verbose, whole)
+		}
+	}
+}

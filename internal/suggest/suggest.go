@@ -105,24 +105,31 @@ func runePrefix(s string, n int) string {
 	return s
 }
 
-// distance is the Levenshtein distance between a and b in code points.
+// distance is the edit distance between a and b in code points: the
+// fewest insertions, deletions, substitutions and swaps of two neighbours
+// (optimal string alignment), so "clena" is one edit from "clean".
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	rows := make([][]int, len(ra)+1)
+	for i := range rows {
+		rows[i] = make([]int, len(rb)+1)
+		rows[i][0] = i
+	}
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+			d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d = min(d, rows[i-2][j-2]+1)
+			}
+			rows[i][j] = d
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return rows[len(ra)][len(rb)]
 }

@@ -51,7 +51,7 @@ func TestDistance(t *testing.T) {
 		a, b string
 		want int
 	}{
-		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"héllo", "hello", 1}, {"ab", "ba", 2},
+		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"héllo", "hello", 1}, {"ab", "ba", 1}, {"clena", "clean", 1}, {"ca", "abc", 3},
 	} {
 		if got := distance(tc.a, tc.b); got != tc.want {
 			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
