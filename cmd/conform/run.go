@@ -229,7 +229,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.Var(&levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
 	rerun := fl.String("rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
 	name := fl.String("name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
-	color := fl.String("color", "auto", "colour the text and compact reports: auto (when stdout is a terminal and NO_COLOR is not set), always or never")
+	color := colorFlag(fl)
 	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
@@ -269,13 +269,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
-	switch *color {
-	case "auto":
-		o.color = *out == "" && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	case "always":
-		o.color = true
-	case "never":
-	default:
+	var ok bool
+	if o.color, ok = useColor(*color, *out, stdout); !ok {
 		return usageError(stderr, "run", "--color must be auto, always or never")
 	}
 	levelList, err := listFlag(levels, "")
@@ -296,6 +291,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
+	if *rerun != "" {
+		again, err := rerunFailed(stderr, s, *rerun, fl, role, version)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if len(again) == 0 {
+			fmt.Fprintf(stderr, "conform run: nothing to rerun: %s has no failed, unexpectedly passing, invalid or unrun required or recommended vector\n", *rerun)
+			return exitPass
+		}
+		filters = again
+	}
 	if *role != "agent" && *role != "host" {
 		return usageError(stderr, "run", "--role must be agent or host")
 	}
@@ -313,17 +319,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *mode != "" && *prof != "" {
 		// The mode is part of what a profile certifies.
 		return usageError(stderr, "run", "--mode comes from the profile (%s); give --mode only with an IUT command after --", filepath.Join(*prof, "profile.json"))
-	}
-	if *rerun != "" {
-		again, err := rerunFailed(stderr, s, *rerun, fl, role, version)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		if len(again) == 0 {
-			fmt.Fprintf(stderr, "conform run: nothing to rerun: %s has no failed, unexpectedly passing, invalid or unrun required or recommended vector\n", *rerun)
-			return exitPass
-		}
-		filters = again
 	}
 	cfg := runner.Config{
 		Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList, Jobs: *jobs,
@@ -631,6 +626,27 @@ func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, std
 		return "--max-line, --stderr-max and --max-frames must be positive"
 	}
 	return ""
+}
+
+// colorFlag declares --color on fl.
+func colorFlag(fl *flag.FlagSet) *string {
+	return fl.String("color", "auto", "colour the text and compact reports: auto (when stdout is a terminal, no --out, NO_COLOR unset and TERM not dumb), always or never")
+}
+
+// useColor decides --color: "always", "never", or "auto", which colours
+// only a report written to a terminal's stdout, and not when NO_COLOR is
+// set to anything (no-color.org) or TERM is dumb. ok is false for any
+// other value.
+func useColor(value, out string, stdout io.Writer) (color, ok bool) {
+	switch value {
+	case "auto":
+		return out == "" && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", true
+	case "always":
+		return true, true
+	case "never":
+		return false, true
+	}
+	return false, false
 }
 
 // isTerminal reports whether w is a character device (a terminal).
