@@ -8,6 +8,7 @@ import "github.com/conform-kit/conform/internal/result"
 
 // Result model types.
 type (
+	CauseVector          = result.CauseVector
 	Counts               = result.Counts
 	Finding              = result.Finding
 	Group                = result.Group
