@@ -84,7 +84,7 @@ func TestMatrixBadges(t *testing.T) {
 		svg := b.String()
 		var doc struct {
 			XMLName xml.Name
-			Title   string `xml:"title"`
+			Title   string   `xml:"title"`
 			Texts   []string `xml:"g>text"`
 		}
 		if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
