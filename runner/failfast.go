@@ -102,8 +102,8 @@ func (p *plan) failFast(ctx context.Context) (stop *Result, probed map[int]Resul
 	}
 	msg := fmt.Sprintf("%s (%s) on the first vector(s) run (%s), so the other %d vector(s) were not run (--no-fail-fast runs them anyway). %s",
 		causeText[code], code, strings.Join(ids, ", "), len(p.vectors)-len(got), strings.Join(why, "; "))
-	if tail := lastLine(first.Stderr); tail != "" {
-		msg += ". Its stderr ends with " + tail
+	if line := stderrLine(first.Stderr); line != "" {
+		msg += ". Its stderr says " + line
 	}
 	stop = &first
 	stop.Findings = append(slices.Clone(first.Findings), Finding{Code: code, Status: first.Status, Message: msg})
@@ -208,15 +208,4 @@ func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
 		return FindingIUTSilent, f.Message
 	}
 	return "", ""
-}
-
-// lastLine returns the last non-blank line of s, quoted and cut to 200
-// bytes, or "".
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n \t\r"), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if last == "" {
-		return ""
-	}
-	return quote([]byte(last))
 }

@@ -56,7 +56,7 @@ type GoldenUpdate struct {
 // leaving root: nothing is written through it); IO.
 func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, error) {
 	cfg.defaults()
-	cfg.Filters = nil
+	cfg.Filters, cfg.Skip, cfg.Levels = nil, nil, nil
 	p, err := prepare(cfg)
 	if err != nil {
 		return nil, err

@@ -61,7 +61,12 @@ func TestBuildMatrix(t *testing.T) {
 		Sections: []runner.MatrixSection{
 			{Role: "agent", Version: 1,
 				Columns: []runner.MatrixColumn{
-					{Name: "py", Verdict: runner.VerdictNotCertified, Summary: py.Summary, Invocation: py.Invocation},
+					{Name: "py", Verdict: runner.VerdictNotCertified, Summary: py.Summary, Invocation: py.Invocation,
+						// One cause: the crash, not the difference it left.
+						Causes: []runner.MatrixCause{{Kind: "failed", Code: runner.FindingExitEarly, Status: runner.Crash,
+							Message: failed.Findings[1].Message, Messages: 1,
+							Vectors: []runner.CauseVector{{ID: "b", Level: "required", Status: runner.Crash}},
+							Repro:   []string{"conform", "run", "--role", "agent", "--version", "1", "--profile", "impl/python", "--filter", "b"}}}},
 					{Name: "cmd", Verdict: runner.VerdictCertified, Summary: cmdRun.Summary, Invocation: cmdRun.Invocation},
 				},
 				Rows: []runner.MatrixRow{

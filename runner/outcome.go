@@ -15,6 +15,7 @@ import (
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/result"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -133,18 +134,6 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 		return r
 	}
 	r.Findings = o.findings
-	if v.Level == suite.LevelInformational {
-		// An informational vector records an implementation-defined corner:
-		// what the IUT wrote there (a non-string correlation id, a second reply)
-		// is the observation, not a violation. Its verdict says whether the
-		// IUT behaves as the golden records (or crashed or hung).
-		r.Findings = slices.Clone(r.Findings)
-		for i, f := range r.Findings {
-			if f.Status == ProtocolError || f.Status == SchemaViolation {
-				r.Findings[i].Status = ""
-			}
-		}
-	}
 	r.Parity = ParityExact
 	if compare.Equal(golden, o.summary) && o.kept == 0 && o.exitClass == "" {
 		r.Parity = ParityEmpty
@@ -167,12 +156,8 @@ func (o *outcome) result(v suite.Ref, golden []byte, goldenPath string, rules *c
 		}
 		r.Differences = boundValues(ds)
 	}
-	r.Status = Pass
-	for _, f := range r.Findings {
-		if Severity(f.Status) > Severity(r.Status) {
-			r.Status = f.Status
-		}
-	}
+	// The one status rule (informational observations become notes).
+	r.Status, r.Findings = result.Judge(v.Level, r.Findings)
 	exit := o.exit
 	r.Exit = &exit
 	if r.Status != Pass || r.Parity == ParityDiffers {

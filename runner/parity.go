@@ -13,8 +13,8 @@ import (
 type Target struct {
 	// Name labels the implementation's column ("python").
 	Name string
-	// Config is the run of this implementation; Suite, Version, Role and
-	// Filters are taken from the parity call.
+	// Config is the run of this implementation; Suite, Version, Role,
+	// Filters, Skip and Levels are taken from the parity call.
 	Config Config
 }
 
@@ -41,7 +41,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 	var wg sync.WaitGroup
 	for i, t := range targets {
 		cfg := t.Config
-		cfg.Suite, cfg.Version, cfg.Role, cfg.Filters = base.Suite, base.Version, base.Role, base.Filters
+		cfg.Suite, cfg.Version, cfg.Role, cfg.Filters, cfg.Skip, cfg.Levels = base.Suite, base.Version, base.Role, base.Filters, base.Skip, base.Levels
 		cfg.keepSummaries = true
 		if cfg.Jobs == 0 {
 			cfg.Jobs = base.Jobs

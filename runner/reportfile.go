@@ -8,6 +8,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/result"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -40,6 +41,12 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
 		return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "decode")
+	}
+	for _, res := range rep.Results {
+		if !result.StatusFollows(res) {
+			st, _ := result.Judge(res.Level, res.Findings)
+			return nil, kiterr.New(kiterr.ReportInvalid, "result %s is %s, but its findings give %s (README \"Verdicts\": a vector's status is the most severe status among its findings)", res.ID, res.Status, st)
+		}
 	}
 	summary, verdict := rep.Summary, rep.Verdict
 	rep.Recount()

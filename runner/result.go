@@ -8,6 +8,7 @@ import "github.com/conform-kit/conform/internal/result"
 
 // Result model types.
 type (
+	CauseVector          = result.CauseVector
 	Counts               = result.Counts
 	Finding              = result.Finding
 	Group                = result.Group
@@ -15,6 +16,7 @@ type (
 	Kit                  = result.Kit
 	LevelCounts          = result.LevelCounts
 	Matrix               = result.Matrix
+	MatrixCause          = result.MatrixCause
 	MatrixCell           = result.MatrixCell
 	MatrixColumn         = result.MatrixColumn
 	MatrixImplementation = result.MatrixImplementation
@@ -31,6 +33,7 @@ type (
 	ShardInfo            = result.ShardInfo
 	Status               = result.Status
 	SuiteInfo            = result.SuiteInfo
+	TrendPoint           = result.TrendPoint
 )
 
 // Statuses, verdicts, finding codes and report bounds (public API; see

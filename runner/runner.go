@@ -94,8 +94,17 @@ type Config struct {
 	// caller's whole environment is passed first.
 	Env        map[string]string
 	InheritEnv bool
-	// Filters are doublestar globs over vector ids; each must match.
+	// Filters are doublestar globs over vector ids: a vector runs when any
+	// matches it; each must match one.
 	Filters []string
+	// Skip are doublestar globs over vector ids: a vector any of them
+	// matches does not run; each must match one (a typo never passes
+	// silently).
+	Skip []string
+	// Levels, when set, runs only the vectors of these levels (required,
+	// recommended, informational). A run that Filters, Skip or Levels
+	// narrows is partial: it certifies nothing.
+	Levels []string
 	// ExpectFail maps vector id to the reason it is expected to fail.
 	ExpectFail map[string]string
 	// Jobs is how many vectors run at once (default: number of CPUs).
@@ -331,7 +340,7 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, kiterr.New(kiterr.FilterNoMatch, "suite version %d has no %s-role session vectors", cfg.Version, cfg.Role)
 	}
 	p.sessions = sessions
-	if p.vectors, err = suite.Select(sessions, cfg.Filters); err != nil {
+	if p.vectors, err = selectVectors(sessions, cfg.Filters, cfg.Skip, cfg.Levels, cfg.Role, cfg.Version); err != nil {
 		if kiterr.CodeOf(err) == kiterr.FilterNoMatch && len(p.problems) > 0 {
 			paths := make([]string, len(p.problems))
 			for i, pr := range p.problems {

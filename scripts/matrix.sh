@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Writes the certification matrix of every implementation CI certifies:
-# docs/matrix.md and docs/matrix.html (conform matrix; README "Certification
-# matrix"). The same results give the same bytes: no dates, durations or
+# docs/matrix.md and docs/matrix.html (the overview), docs/matrix/NAME.md and
+# NAME.html (a page per implementation: its failures grouped by cause),
+# docs/matrix/NAME*.svg (its badges), and the generated results block of each
+# profile's README.md (conform matrix --pages --readmes; README "Certification
+# matrix"). The CLI's page shows its releases from the timeline's recordings
+# (--trend). The same results give the same bytes: no dates, durations or
 # stderr; rows sorted by vector id; columns in the order of the list below.
 #
 #   scripts/matrix.sh                 certify everything below here (slow: the CLI and
@@ -111,7 +115,10 @@ while read -r -u 3 name role version target flags; do
   esac
 done 3<<< "$certifications"
 
-mkdir -p docs
-"$conform" matrix "${from[@]}" --format markdown --out docs/matrix.md
-"$conform" matrix "${from[@]}" --format html --out docs/matrix.html
-echo "matrix: wrote docs/matrix.md and docs/matrix.html" >&2
+# Pages of implementations no longer listed must not linger.
+mkdir -p docs/matrix
+rm -f docs/matrix/*.md docs/matrix/*.html docs/matrix/*.svg
+trend=(--trend claude-code=impl/claude-code-timeline/recordings)
+"$conform" matrix "${from[@]}" "${trend[@]}" --format markdown --out docs/matrix.md --pages docs/matrix --readmes
+"$conform" matrix "${from[@]}" "${trend[@]}" --format html --out docs/matrix.html --pages docs/matrix
+echo "matrix: wrote docs/matrix.md, docs/matrix.html, docs/matrix/ and the profiles' results blocks" >&2

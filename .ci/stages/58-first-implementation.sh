@@ -36,7 +36,8 @@ tty_out="$CI_TMP/tty.txt"
 script -qec "stty cols 120; '$conform' run -j 2 --filter 'set-model-*' -- python3 '$PWD/examples/python/agent.py'" /dev/null >"$tty_out"
 ids=$("$conform" list | awk '$1 ~ /^set-model-/ && $2 == "session" {print $1}')
 for id in $ids; do
-  n=$(tr '\r' '\n' <"$tty_out" | grep -cE "^[A-Z_]+ +$id( |$)" || true)
+  # The terminal gets colours (--color auto): strip them before counting.
+  n=$(tr '\r' '\n' <"$tty_out" | sed 's/\x1b\[[0-9;]*m//g' | grep -cE "^ *[A-Z_]+ +$id( |$)" || true)
   [ "$n" = 1 ] || { cat -A "$tty_out" | head -40; echo "$id: $n lines on the terminal, want 1" >&2; exit 1; }
 done
 echo "$(echo "$ids" | wc -w) vectors, one line each"

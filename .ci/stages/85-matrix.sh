@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 set -euo pipefail
-echo "== the committed certification matrix is current (docs/matrix.md, docs/matrix.html)"
+echo "== the committed certification matrix is current (docs/matrix.md, docs/matrix.html, docs/matrix/, the profiles' README results)"
 # Reuses the reports the certification stages saved in $CI_TMP/reports
 # (conform run --json-out); runs the rest (the ports, which stage 40 gates with
 # conform parity) here. Regenerated from scratch by scripts/matrix.sh.
 mkdir -p "$CI_TMP/reports"
 scripts/matrix.sh --reports "$CI_TMP/reports" --no-build
-if [ -n "$(git status --porcelain -- docs/matrix.md docs/matrix.html)" ]; then
-  git --no-pager diff --stat -- docs/matrix.md docs/matrix.html
-  git --no-pager diff -- docs/matrix.md | head -n 80 || true
-  echo "docs/matrix.md or docs/matrix.html is stale: run scripts/matrix.sh and commit both files" >&2
+generated=(docs/matrix.md docs/matrix.html docs/matrix impl/*/README.md)
+if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+  git status --porcelain -- "${generated[@]}"
+  git --no-pager diff --stat -- "${generated[@]}"
+  git --no-pager diff -- docs/matrix.md impl/*/README.md | head -n 80 || true
+  echo "the committed matrix is stale: run scripts/matrix.sh and commit docs/matrix.md, docs/matrix.html, docs/matrix/ and the profiles' README.md" >&2
   exit 1
 fi
 
@@ -22,4 +24,4 @@ echo "== the matrix page in a real browser (Debian's headless Chromium)"
 scripts/install-chromium.sh
 # CONFORM_BROWSER=require: a missing Chromium fails here instead of skipping.
 # The screenshot and the hostile page stay in internal/report/testdata/browser-out/.
-CONFORM_BROWSER=require go test -count=1 -v -run '^(TestPage|TestMatrixHTMLInBrowser)$' ./internal/browser/ ./internal/report/
+CONFORM_BROWSER=require go test -count=1 -v -run '^(TestPage|TestMatrixHTMLInBrowser|TestImplementationPageInBrowser)$' ./internal/browser/ ./internal/report/

@@ -19,7 +19,7 @@ const runHelpTail = `
 The report ends with one verdict line; the exit status follows it:
   CERTIFIED                       0  a full run: every required and recommended vector passed
   PASSED_WITH_EXPECTED_FAILURES   0  as CERTIFIED, but the expected-failure list excused some: not a certificate
-  PASSED_PARTIAL                  0  a --filter run without failures: certifies nothing
+  PASSED_PARTIAL                  0  a narrowed run (--filter, --skip, --level) without failures: certifies nothing
   NOT_CERTIFIED                   1  a required or recommended vector failed, an expected failure passed or
                                      names no vector that can fail, or the preflight (fail fast) stopped the run
   NOTHING_PASSED                  1  no required or recommended vector ran and passed

@@ -13,10 +13,10 @@ import (
 )
 
 // reportFormats are the values of --format for run, parity and report.
-const reportFormats = "text, json, junit or github"
+const reportFormats = "text, compact, json, junit or github"
 
 func validFormat(f string) bool {
-	return f == "text" || f == "json" || f == "junit" || f == "github"
+	return f == "text" || f == "compact" || f == "json" || f == "junit" || f == "github"
 }
 
 // output says how and where a command writes its report.
@@ -27,6 +27,8 @@ type output struct {
 	// (see writeAtomic), and only once there is a report.
 	out     string
 	verbose bool
+	// color marks the text and compact reports with ANSI colours.
+	color bool
 	// fileRoot is joined before vector paths in GitHub annotations.
 	fileRoot string
 }
@@ -55,8 +57,10 @@ func (o output) run(stdout, stderr io.Writer, rep *runner.Report) error {
 			return report.JUnit(w, rep)
 		case "github":
 			return report.GitHub(w, rep, o.verbose, report.GitHubOptions{FileRoot: o.fileRoot})
+		case "compact":
+			return report.Compact(w, rep, report.TextOptions{Verbose: o.verbose, Color: o.color})
 		}
-		return report.Text(w, rep, o.verbose)
+		return report.TextWith(w, rep, report.TextOptions{Verbose: o.verbose, Color: o.color})
 	})
 	if err == nil && o.format == "github" {
 		stepSummary(stderr, func(w io.Writer) error { return report.GitHubSummary(w, rep) })

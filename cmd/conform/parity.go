@@ -89,8 +89,11 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				return fail(stderr, err)
 			}
 		default:
-			cfg.Command = strings.Fields(value)
-			warnRelativeArgs(stderr, cfg.Command)
+			cmd, err := resolveArgs(stderr, strings.Fields(value))
+			if err != nil {
+				return fail(stderr, err)
+			}
+			cfg.Command = cmd
 		}
 		cfg.Implementation = name
 		targets = append(targets, runner.Target{Name: name, Config: cfg})

@@ -77,7 +77,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
-		warnRelativeArgs(stderr, cmd)
+		cmd, err := resolveArgs(stderr, cmd)
+		if err != nil {
+			return fail(stderr, err)
+		}
 		cfg.Command = cmd
 		cfg.Implementation = filepath.Base(cmd[0])
 	}

@@ -46,7 +46,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "report", "unknown command %q (merge or show)", sub)
 	}
 	fl := flag.NewFlagSet("report "+sub, flag.ContinueOnError)
-	format := fl.String("format", "text", "report format: text, json, junit or github")
+	format := fl.String("format", "text", "report format: "+reportFormats)
+	color := colorFlag(fl)
 	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors")
 	fileRoot := fl.String("file-root", "", "`dir` joined before vector paths in GitHub annotations (the --suite directory of the run)")
@@ -66,6 +67,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	o := output{format: *format, out: *out, verbose: *verbose, fileRoot: *fileRoot}
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
+	}
+	var ok bool
+	if o.color, ok = useColor(*color, *out, stdout); !ok {
+		return usageError(stderr, "report "+sub, "--color must be auto, always or never")
 	}
 	reports := make([]*runner.Report, len(files))
 	for i, f := range files {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/suggest"
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
@@ -45,7 +47,7 @@ commands:
   matrix    implementations by vectors (runs or saved reports) as Markdown, HTML or JSON
   validate  check vector files, golden files and JSONL recordings (default: the whole suite)
   golden    regenerate golden summaries from a reference implementation (--update [-- CMD])
-  list      list the vectors of a suite version
+  list      list the vectors of a suite version, or (with run's selection flags) those a run would run
   init      create a new suite for your own protocol in a directory
   manifest  rewrite a suite's MANIFEST.sha256 after editing its files
   compat    classify the changes between two JSON Schemas as additive or breaking
@@ -227,8 +229,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
 	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
-	var filters multiFlag
+	var filters, skips, levels multiFlag
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
+	fl.Var(&skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
+	fl.Var(&levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
+	rerun := fl.String("rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
+	name := fl.String("name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
+	color := colorFlag(fl)
 	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
@@ -241,7 +248,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
-	format := fl.String("format", "text", "report format: text, json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
+	format := fl.String("format", "text", "report format: text, compact (one line per failure), json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
 	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
 	jsonOut := fl.String("json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
@@ -268,10 +275,38 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
+	var ok bool
+	if o.color, ok = useColor(*color, *out, stdout); !ok {
+		return usageError(stderr, "run", "--color must be auto, always or never")
+	}
+	levelList, err := listFlag(levels, "")
+	if err != nil {
+		return usageError(stderr, "run", "--level: %v", err)
+	}
+	if len(levels) == 0 {
+		levelList = nil
+	}
+	if *name != "" && *prof != "" {
+		return usageError(stderr, "run", "--name names an IUT command given after --; a profile names its implementation (%s)", filepath.Join(*prof, "profile.json"))
+	}
+	if *rerun != "" && len(filters) > 0 {
+		return usageError(stderr, "run", "give --rerun-failed or --filter, not both (--skip and --level narrow either)")
+	}
 	defer tuneRunGC()()
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if *rerun != "" {
+		again, err := rerunFailed(stderr, s, *rerun, fl, role, version)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if len(again) == 0 {
+			fmt.Fprintf(stderr, "conform run: nothing to rerun: %s has no failed, unexpectedly passing, invalid or unrun required or recommended vector\n", *rerun)
+			return exitPass
+		}
+		filters = again
 	}
 	if *role, err = resolveRole(s, *version, *role); err != nil {
 		return usageError(stderr, "run", "%v", err)
@@ -292,7 +327,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "run", "--mode comes from the profile (%s); give --mode only with an IUT command after --", filepath.Join(*prof, "profile.json"))
 	}
 	cfg := runner.Config{
-		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
+		Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
 		NoFailFast: *noFailFast,
@@ -318,21 +353,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both (the profile's command is in %s)", filepath.Join(*prof, "profile.json")))
 	}
 	expectPath := *expectFile
+	var prf *profile.Profile
 	if *prof != "" {
-		p, err := applyProfile(&cfg, *prof, flagSet(fl, "timeout"))
-		if err != nil {
+		if prf, err = applyProfile(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
 			return fail(stderr, err)
 		}
 		if expectPath == "" {
-			expectPath = p.ExpectFailPath()
+			expectPath = prf.ExpectFailPath()
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
-		warnRelativeArgs(stderr, cmd)
+		if cmd, err = resolveArgs(stderr, cmd); err != nil {
+			return fail(stderr, err)
+		}
 		cfg.Command = cmd
-		if cfg.Implementation == "" {
+		if cfg.Implementation = *name; cfg.Implementation == "" {
 			cfg.Implementation = filepath.Base(cmd[0])
 		}
+	} else if *name != "" {
+		return usageError(stderr, "run", "--name names an IUT command given after --")
 	}
 	if *mode == profile.ModeSpawned {
 		if len(cfg.Command) == 0 {
@@ -342,7 +381,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, err)
 		}
 	}
-	if len(cfg.Command) == 0 {
+	isReference := len(cfg.Command) == 0
+	if isReference {
 		cmd, err := referenceCommand(cfg.Role, cfg.Version)
 		if err != nil {
 			return fail(stderr, err)
@@ -388,6 +428,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	rep.Invocation = runInvocation(fl)
+	describe(rep, prf)
+	if isReference && *agent == "" {
+		describeReference(rep)
+	}
+	for _, id := range rep.Stale {
+		if hint := suggestID(s, cfg.Role, cfg.Version, id); hint != "" {
+			fmt.Fprintf(stderr, "conform: note: stale expected-failure entry %q%s\n", id, hint)
+		}
+	}
 	if *jsonOut != "" {
 		if err := writeJSONReport(*jsonOut, rep); err != nil {
 			return fail(stderr, err)
@@ -415,7 +464,7 @@ func runInvocation(fl *flag.FlagSet) []string {
 	inv := []string{"run", "--role", fl.Lookup("role").Value.String(), "--version", fl.Lookup("version").Value.String()}
 	fl.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "role", "version", "j", "v", "filter", "format", "out", "json-out":
+		case "role", "version", "j", "v", "filter", "skip", "level", "rerun-failed", "format", "out", "json-out", "color", "progress":
 			return
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
@@ -432,6 +481,81 @@ func runInvocation(fl *flag.FlagSet) []string {
 	return inv
 }
 
+// describe copies what the profile p says about its implementation
+// (version, language, source and issue tracker) into rep; nothing when p
+// is nil.
+func describe(rep *runner.Report, p *profile.Profile) {
+	if p == nil {
+		return
+	}
+	impl := &rep.Implementation
+	impl.Version, impl.Language, impl.Source, impl.Issues = p.Version, p.Language, p.Source, p.Issues
+}
+
+// describeReference says what the reference is: conform's own Go
+// implementation, with its source and issue tracker.
+func describeReference(rep *runner.Report) {
+	impl := &rep.Implementation
+	impl.Language, impl.Source, impl.Issues = "Go", "https://"+runner.ModulePath+"/tree/main/reference", "https://"+runner.ModulePath+"/issues"
+}
+
+// rerunFailed reads the JSON report at path and returns the ids of its
+// required and recommended vectors that did not pass (FAIL and the other
+// failing statuses, XPASS, INVALID, NOT_RUN), that the suite still has for
+// the report's role and version; it sets *role and *version to the
+// report's, which a --role or --version flag must not contradict (USAGE).
+// A vector the suite no longer has is named in a note and left out.
+// Errors: PATH_NOT_FOUND, REPORT_INVALID, USAGE, and those of runner.Select.
+func rerunFailed(stderr io.Writer, s *runner.Suite, path string, fl *flag.FlagSet, role *string, version *int) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--rerun-failed report %q", path)
+	}
+	rep, err := runner.ReadReport(s, data)
+	if err != nil {
+		return nil, fmt.Errorf("--rerun-failed report %s: %w", path, err)
+	}
+	if flagSet(fl, "role") && *role != rep.Suite.Role || flagSet(fl, "version") && *version != rep.Suite.Version {
+		return nil, kiterr.New(kiterr.Usage, "--rerun-failed: %s is a report of the %s role, protocol v%d, and --role %s --version %d asks for another",
+			path, rep.Suite.Role, rep.Suite.Version, *role, *version)
+	}
+	*role, *version = rep.Suite.Role, rep.Suite.Version
+	known := map[string]bool{}
+	refs, err := runner.Select(runner.Config{Suite: s, Role: *role, Version: *version})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		known[r.ID] = true
+	}
+	var ids []string
+	for _, res := range rep.Results {
+		if !res.Failed() {
+			continue
+		}
+		if !known[res.ID] {
+			fmt.Fprintf(stderr, "conform: note: %s names vector %q, which this suite has not for the %s role, v%d: not rerun\n", path, res.ID, *role, *version)
+			continue
+		}
+		ids = append(ids, res.ID)
+	}
+	return ids, nil
+}
+
+// suggestID is a " (did you mean ...?)" for id among the session vectors
+// of role and version, or "".
+func suggestID(s *runner.Suite, role string, version int, id string) string {
+	refs, err := runner.Select(runner.Config{Suite: s, Role: role, Version: version})
+	if err != nil {
+		return ""
+	}
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	return suggest.Phrase(id, ids)
+}
+
 // writeJSONReport writes rep as JSON to path. Errors: IO.
 func writeJSONReport(path string, rep *runner.Report) error {
 	if err := writeAtomic(path, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
@@ -440,22 +564,40 @@ func writeJSONReport(path string, rep *runner.Report) error {
 	return nil
 }
 
-// warnRelativeArgs warns on stderr about IUT arguments after the first
-// that name an existing file or directory by a relative path: the IUT runs
-// in a fresh empty working directory, where the path names nothing (the
-// runner makes only the command itself absolute). "-- python3 agent.py"
-// would otherwise crash on every vector with only the IUT's stderr saying
-// why.
-func warnRelativeArgs(stderr io.Writer, cmd []string) {
-	for _, a := range cmd[1:] {
-		if a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") {
+// resolveArgs makes the relative paths among the IUT arguments after the
+// program absolute against the caller's working directory, since the IUT
+// runs in a fresh empty one (the runner does the same for the program
+// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (README
+// "How a run works"): an argument that names an existing file relative to
+// here, or that is ".", "..", or starts with "./" or "../" and names an
+// existing file or directory, is made absolute, with a note on stderr. An
+// argument that starts with "./" or "../" and names nothing is refused:
+// USAGE, since it could only name a file in the IUT's empty directory.
+// Arguments that start with "-" or hold "=" ("--config=x.json",
+// "FOO=bar") are passed as given: write such a path absolute, or as an
+// argument of its own.
+func resolveArgs(stderr io.Writer, cmd []string) ([]string, error) {
+	out := slices.Clone(cmd)
+	for i, a := range cmd {
+		if i == 0 || a == "" || filepath.IsAbs(a) || strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
 			continue
 		}
-		if _, err := os.Stat(a); err == nil {
-			abs, _ := filepath.Abs(a)
-			fmt.Fprintf(stderr, "conform: warning: IUT argument %q is a path relative to here, but the IUT runs in a fresh empty working directory; use %s\n", a, abs)
+		explicit := a == "." || a == ".." || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") ||
+			(filepath.Separator != '/' && (strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator))))
+		st, err := os.Stat(a)
+		switch {
+		case err == nil && (st.Mode().IsRegular() || explicit):
+			abs, err := filepath.Abs(a)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.Usage, err, "IUT argument %q", a)
+			}
+			out[i] = abs
+			fmt.Fprintf(stderr, "conform: note: IUT argument %q is %s (relative paths are resolved here: the IUT runs in a fresh empty working directory)\n", a, abs)
+		case err != nil && explicit:
+			return nil, kiterr.New(kiterr.Usage, "IUT argument %q names no file or directory here; relative paths are resolved against this directory, since the IUT runs in a fresh empty working directory", a)
 		}
 	}
+	return out, nil
 }
 
 // isolation parses --isolate-user ("uid:gid") for --isolate, or returns a
@@ -490,6 +632,27 @@ func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, std
 		return "--max-line, --stderr-max and --max-frames must be positive"
 	}
 	return ""
+}
+
+// colorFlag declares --color on fl.
+func colorFlag(fl *flag.FlagSet) *string {
+	return fl.String("color", "auto", "colour the text and compact reports: auto (when stdout is a terminal, no --out, NO_COLOR unset and TERM not dumb), always or never")
+}
+
+// useColor decides --color: "always", "never", or "auto", which colours
+// only a report written to a terminal's stdout, and not when NO_COLOR is
+// set to anything (no-color.org) or TERM is dumb. ok is false for any
+// other value.
+func useColor(value, out string, stdout io.Writer) (color, ok bool) {
+	switch value {
+	case "auto":
+		return out == "" && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb", true
+	case "always":
+		return true, true
+	case "never":
+		return false, true
+	}
+	return false, false
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -640,11 +803,25 @@ func roles(s *runner.Suite, n int) []string {
 	return out
 }
 
+// cmdList lists vectors. Without selection flags it lists every vector of
+// a protocol version (kind, role, level, description). With any of --role,
+// --filter, --skip, --level, --rerun-failed or --shard it is a dry run of
+// conform run with the same flags: it lists the session vectors that run
+// would run, in the order it would run them, and says how many on stderr;
+// a glob that matches nothing is the same FILTER_NO_MATCH error, with the
+// same "did you mean".
 func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("list", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
+	role := fl.String("role", "agent", "dry run: list the session vectors of this role that conform run would run")
+	var filters, skips, levels multiFlag
+	fl.Var(&filters, "filter", "dry run: as conform run --filter (a doublestar `glob`; repeatable)")
+	fl.Var(&skips, "skip", "dry run: as conform run --skip (a doublestar `glob`; repeatable)")
+	fl.Var(&levels, "level", "dry run: as conform run --level (`levels`: required, recommended, informational)")
+	rerun := fl.String("rerun-failed", "", "dry run: as conform run --rerun-failed (a JSON `report`)")
+	shard := fl.String("shard", "", "dry run: as conform run --shard (`i/n`)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
@@ -663,19 +840,77 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	for _, v := range vs {
-		role := v.Role
-		if v.Kind == suite.KindMessage {
-			role = "-"
+	dry := false
+	for _, f := range []string{"role", "filter", "skip", "level", "rerun-failed", "shard"} {
+		dry = dry || flagSet(fl, f)
+	}
+	if !dry {
+		for _, v := range vs {
+			r := v.Role
+			if v.Kind == suite.KindMessage {
+				r = "-"
+			}
+			fmt.Fprintf(stdout, "%-44s %-8s %-6s %-13s %s\n", v.ID, v.Kind, r, v.Level, v.Description)
 		}
-		fmt.Fprintf(stdout, "%-44s %-8s %-6s %-13s %s\n", v.ID, v.Kind, role, v.Level, v.Description)
+		for _, b := range bad {
+			fmt.Fprintf(stderr, "INVALID %s: %v\n", b.Path, b.Err)
+		}
+		if len(bad) > 0 {
+			return exitUsage
+		}
+		return exitPass
 	}
-	for _, b := range bad {
-		fmt.Fprintf(stderr, "INVALID %s: %v\n", b.Path, b.Err)
+	levelList, err := listFlag(levels, "")
+	if err != nil {
+		return usageError(stderr, "list", "--level: %v", err)
 	}
-	if len(bad) > 0 {
-		return exitUsage
+	if len(levels) == 0 {
+		levelList = nil
 	}
+	if *rerun != "" {
+		if len(filters) > 0 {
+			return usageError(stderr, "list", "give --rerun-failed or --filter, not both (--skip and --level narrow either)")
+		}
+		again, err := rerunFailed(stderr, s, *rerun, fl, role, version)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if len(again) == 0 {
+			fmt.Fprintf(stderr, "conform list: nothing to rerun: %s has no failed, unexpectedly passing, invalid or unrun required or recommended vector\n", *rerun)
+			return exitPass
+		}
+		filters = again
+		if ver, err = s.Version(*version); err != nil {
+			return fail(stderr, err)
+		}
+		if vs, _, err = s.Vectors(ver); err != nil {
+			return fail(stderr, err)
+		}
+	}
+	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList}
+	if *shard != "" {
+		sh, err := runner.ParseShard(*shard)
+		if err != nil {
+			return usageError(stderr, "list", "--shard: %s", strings.TrimPrefix(err.Error(), string(kiterr.Usage)+": "))
+		}
+		cfg.Shard = &sh
+	}
+	refs, err := runner.Select(cfg)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	desc := map[string]string{}
+	total := 0
+	for _, v := range vs {
+		if v.Kind == suite.KindSession && v.Role == *role {
+			desc[v.ID] = v.Description
+			total++
+		}
+	}
+	for _, r := range refs {
+		fmt.Fprintf(stdout, "%-44s %-13s %s\n", r.ID, r.Level, desc[r.ID])
+	}
+	fmt.Fprintf(stderr, "%d of %d %s-role vectors of protocol v%d would run\n", len(refs), total, *role, *version)
 	return exitPass
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -36,8 +37,9 @@ func tuneGC() {
 // vector). With paths (files or doublestar globs) it checks each file by
 // kind: *.jsonl is a recording, streamed and checked like what an IUT
 // writes in a run, replies matched to their requests
-// (runner.ValidateRecording); a file under a golden/ folder must be
-// canonical; anything else is a vector file.
+// (runner.ValidateRecording); a profile.json (or a folder that has one)
+// is checked against schemas/profile.schema.json and loaded; a file under
+// a golden/ folder must be canonical; anything else is a vector file.
 // Exit 0 when everything is valid, 1 when a check fails, 2 for bad input,
 // 3 when a file cannot be read.
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -62,7 +64,14 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if fl.NArg() == 0 {
 		return validateSuite(s, stdout, stderr)
 	}
-	paths, err := expandPaths(fl.Args())
+	targets := fl.Args()
+	for i, a := range targets {
+		// A profile folder is its profile.json.
+		if st, err := os.Stat(filepath.Join(a, profile.File)); err == nil && st.Mode().IsRegular() {
+			targets[i] = filepath.Join(a, profile.File)
+		}
+	}
+	paths, err := expandPaths(targets)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -89,6 +98,11 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		var probs []string
 		switch {
+		case filepath.Base(p) == profile.File:
+			if probs, err = validateProfile(s, p, data); err != nil {
+				out.Flush()
+				return fail(stderr, err)
+			}
 		case strings.Contains(filepath.ToSlash(p), "golden/"):
 			if err := runner.CheckGolden(data); err != nil {
 				probs = []string{err.Error()}
@@ -152,6 +166,31 @@ func validateRecording(ctx context.Context, s *runner.Suite, version int, path s
 	fmt.Fprintf(out, "%s %s: %d frames, %d control (%d requests, %d replies, %d cancels); %d replies matched, %d checked against ReplyBySubtype; %d failed, %d notes\n",
 		verdict, path, st.Frames, st.Control, st.Requests, st.Replies, st.Cancels, st.Matched, st.BodiesChecked, st.Failed, st.Notes)
 	return st.Failed == 0, nil
+}
+
+// validateProfile checks a profile.json: strict JSON, then
+// schemas/profile.schema.json, then what the loader checks beyond it (the
+// command's variables, the timeout's duration). Its error is a kit
+// failure (the schema does not compile).
+func validateProfile(s *runner.Suite, path string, data []byte) ([]string, error) {
+	v, err := canon.Parse(data)
+	if err != nil {
+		return []string{err.Error()}, nil
+	}
+	sch, err := s.Schemas.Compile(profile.SchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, vi := range sch.Validate(v) {
+		out = append(out, vi.String())
+	}
+	if len(out) == 0 {
+		if _, err := profile.Load(filepath.Dir(path)); err != nil {
+			out = append(out, err.Error())
+		}
+	}
+	return out, nil
 }
 
 func validateVectorFile(s *runner.Suite, version int, data []byte) ([]string, error) {

@@ -55,6 +55,7 @@ p = json.load(open(base))
 old = p["name"].rsplit("-", 1)[1]
 p["name"] = "claude-code-" + version
 p["implementation"] = "Claude Code CLI %s (npm @anthropic-ai/claude-code)" % version
+p["version"] = version
 p["command"] = [a.replace("claude-code-" + old, "claude-code-" + version) for a in p["command"]]
 for k in ("expectFail", "install", "notes"):
     p.pop(k, None)

@@ -58,7 +58,16 @@ func RenderAll(ds []Difference) string {
 // in characters that print alike (another Unicode normalization form,
 // invisible or non-ASCII characters), a second line spells both with \u
 // escapes and says whether they are equal after NFC normalization.
-func Render(d Difference) string {
+func Render(d Difference) string { return render(d, shown) }
+
+// RenderWhole is [Render] with both values whole, however long (a
+// report's values are already bounded: result.MaxValueBytes), for a
+// verbose report.
+func RenderWhole(d Difference) string {
+	return render(d, func(g, a json.RawMessage) (string, string) { return string(g), string(a) })
+}
+
+func render(d Difference, shown func(g, a json.RawMessage) (string, string)) string {
 	var b strings.Builder
 	if d.Frame != "" {
 		b.WriteString(d.Frame)

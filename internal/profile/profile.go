@@ -21,6 +21,10 @@ import (
 // File is the name of the profile inside its folder.
 const File = "profile.json"
 
+// SchemaFile is the JSON Schema of File, in the suite
+// (schemas/profile.schema.json): conform validate applies it.
+const SchemaFile = "schemas/profile.schema.json"
+
 // Modes of [Profile.Mode].
 const (
 	// ModeDirect: the runner writes the vector's frames to the IUT's stdin.
@@ -55,6 +59,14 @@ type Profile struct {
 	Timeout        string            `json:"timeout,omitempty"`
 	Notes          string            `json:"notes,omitempty"`
 	Mode           string            `json:"mode,omitempty"`
+	// Version, Language, Source and Issues describe the implementation
+	// for people: its version, the language it is written in, and the
+	// URLs of its source and issue tracker (reports carry them; conform
+	// matrix shows them). Optional; schemas/profile.schema.json.
+	Version  string `json:"version,omitempty"`
+	Language string `json:"language,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Issues   string `json:"issues,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 
@@ -101,6 +113,11 @@ func Load(dir string) (*Profile, error) {
 		}
 		p.timeout = d
 	}
+	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}} {
+		if u.value != "" && !webURL.MatchString(u.value) {
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not an http or https URL", filepath.Join(abs, File), u.member, u.value)
+		}
+	}
 	switch p.Mode {
 	case "", ModeDirect, ModeSpawned:
 	default:
@@ -140,6 +157,9 @@ func CacheDir() string {
 }
 
 var varRE = regexp.MustCompile(`\$\{([A-Z_]+)\}`)
+
+// webURL is the form of source and issues (report.schema.json URL).
+var webURL = regexp.MustCompile(`^https?://[^\s"<>]+$`)
 
 func expand(s string, vars map[string]string) string {
 	return varRE.ReplaceAllStringFunc(s, func(m string) string {

@@ -154,18 +154,18 @@ func TestEscapes(t *testing.T) {
 	}{
 		{"plain", "FAIL set-model", "FAIL set-model", "FAIL set-model", `FAIL set\-model`},
 		{"percent first", "100%0A", "100%250A", "100%250A", "100%0A"},
-		// CR is a control character: replaced before escaping.
-		{"line breaks", "a\r\nb", "a\ufffd%0Ab", "a\ufffd%0Ab", "a\ufffd b"},
+		// CR is a control character: spelled as an escape before escaping.
+		{"line breaks", "a\r\nb", `a\r%0Ab`, `a\r%0Ab`, `a\\r b`},
 		{"property separators", "file=a,b:c", "file=a,b:c", "file=a%2Cb%3Ac", "file=a,b:c"},
 		{"command in text", "x\n::error::owned", "x%0A::error::owned", "x%0A%3A%3Aerror%3A%3Aowned", "x ::error::owned"},
-		{"escape character", "\x1b[31mred", "\ufffd[31mred", "\ufffd[31mred", `\ufffd\[31mred`},
+		{"escape character", "\x1b[31mred", `\u001b[31mred`, `\u001b[31mred`, `\\u001b\[31mred`},
 		{"markup", "<b>|`x`|</b> & *y*", "<b>|`x`|</b> & *y*", "<b>|`x`|</b> & *y*", "&lt;b&gt;\\|\\`x\\`\\|&lt;/b&gt; &amp; \\*y\\*"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got := []string{report.EscapeWorkflowData(tc.in), report.EscapeWorkflowProperty(tc.in), report.MDCell(tc.in)}
-			want := []string{tc.data, tc.property, strings.ReplaceAll(tc.md, `\ufffd`, "\ufffd")}
+			want := []string{tc.data, tc.property, tc.md}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("escapes of %q mismatch (-want +got):\n%s", tc.in, diff)
 			}

@@ -2,41 +2,131 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/internal/compare"
+	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/result"
+	"github.com/conform-kit/conform/internal/suggest"
 )
 
-// Bounds of what the matrix printers show of one cell (the JSON form keeps
+// Bounds of what the matrix printers show (the JSON form keeps
 // everything).
 const (
 	// matrixTextMax is the most bytes of one message, reason or difference
 	// shown (then "…").
 	matrixTextMax = 400
-	// matrixDiffsMax is the most differences shown per cell (then a line
+	// matrixDiffsMax is the most differences shown per vector (then a line
 	// saying how many more there are).
 	matrixDiffsMax = 8
 )
 
-// matrixView is what the HTML and Markdown printers show: the matrix with
-// every string that came from a report made inert ([inert]) and the
-// details of every cell that is not PASS with exact parity, numbered.
+// MatrixOptions says how the overview of a matrix refers to the
+// implementation pages.
+type MatrixOptions struct {
+	// Pages is where the implementation pages are, relative to the
+	// overview ("matrix/"): the overview links each implementation to
+	// Pages + name + the format's extension (.md, .html) and leaves the
+	// pages out. "" puts every implementation's page inside the overview,
+	// after the tables.
+	Pages string
+	// Overview is the overview's file, relative to the pages ("../matrix"),
+	// without extension; a page links back to it. "" writes no link back.
+	Overview string
+}
+
+// matrixView is what the overview shows: the matrix with every string that
+// came from a report made inert ([inert]).
 type matrixView struct {
 	Suite           result.MatrixSuite
 	Implementations []implView
 	Sections        []sectionView
-	// Details counts every detail entry of all sections.
-	Details int
+	// Inline is true when the implementation pages are part of the
+	// overview (MatrixOptions.Pages "").
+	Inline bool
 }
 
+// implView is one implementation: its row of the overview and its page.
 type implView struct {
-	Name, Implementation string
-	// Verdicts has one entry per section: the verdict, or "" when the
-	// implementation has no column there.
-	Verdicts []string
+	Name, Implementation   string
+	Version, Language      string
+	Source, Issues         string
+	Link                   string // the page, or "#impl-NAME" when inline
+	Anchor                 string // "impl-NAME"
+	Verdict                string // the worst verdict of its sections
+	Badge                  string // its badge file, relative to its page ("" inline)
+	Overview               string // the overview, relative to its page ("" inline)
+	Cells                  []implCell
+	Sections               []implSection
+	Trend                  []trendView
+	SuiteName, SuiteDigest string
+}
+
+// implCell is one cell of the overview's implementations table: the
+// verdict and counts of one section, or nothing.
+type implCell struct {
+	Verdict, Counts string
+}
+
+// implSection is one of an implementation's sections on its page.
+type implSection struct {
+	Key, Title, Verdict string
+	Levels              []levelRow
+	Parity              string
+	Invocation          string
+	Notes               []string
+	// Groups are the causes by kind, in result.CauseKinds order, without
+	// empty kinds but for "failed", which is always there.
+	Groups []causeGroup
+	Badge  string
+}
+
+// levelRow is one level's counts on a page.
+type levelRow struct {
+	Level                                string
+	Passed, XFail, Failed, NotRun, Total int
+	XPass, Invalid                       int
+	Informational                        bool
+}
+
+// causeGroup is the causes of one kind.
+type causeGroup struct {
+	Kind, Title, Empty string
+	Vectors            int
+	// Counts is "13 vectors, 2 causes" ("places" for allowed differences).
+	Counts string
+	Causes []causeView
+	// Quiet groups (allowed differences) are shown folded, on demand.
+	Quiet bool
+}
+
+// causeView is one cause on a page.
+type causeView struct {
+	ID                   string // anchor
+	Code, Pointer        string
+	Status               string
+	Message              string
+	OtherMessages        int
+	Reasons              []string
+	Vectors              []causeVectorView
+	Repro                string
+	Informational, Quiet bool
+}
+
+// causeVectorView is one vector of a cause, with what its cell holds.
+type causeVectorView struct {
+	ID, Level, Status, Class string
+	Findings                 []string
+	Differences              []string
+	MoreDifferences          int
+}
+
+// trendView is one release of an implementation's trend.
+type trendView struct {
+	Label, Released, Verdict, Suite                     string
+	Passed, Failed, XFail, XPass, Informational, NotRun int
 }
 
 type sectionView struct {
@@ -44,14 +134,10 @@ type sectionView struct {
 	Key, Title string
 	Columns    []columnView
 	Rows       []rowView
-	Details    []detailView
 }
 
 type columnView struct {
-	Name, Verdict, Counts, Invocation string
-	// Notes are column-level facts: preflight failed, stale entries,
-	// partial or interrupted run, problems.
-	Notes []string
+	Name, Link string
 }
 
 type rowView struct {
@@ -61,56 +147,76 @@ type rowView struct {
 
 type cellView struct {
 	// Status is the status word ("" when the report has no result), Class
-	// its CSS class, Parity "exact", "differs" or "".
-	Status, Class, Parity string
-	// Detail is the number of the cell's detail entry (0: none).
-	Detail int
+	// its CSS class, Allowed true for a PASS whose bytes differ where the
+	// protocol allows.
+	Status, Class string
+	Allowed       bool
+	// Link is the cause that explains the cell, on the implementation's
+	// page ("" for a cell with nothing to explain).
+	Link string
 }
 
-type detailView struct {
-	N                   int
-	Vector, Level, Name string
-	Status, Parity      string
-	Findings            []string
-	Reason              string
-	Differences         []string
-	MoreDifferences     int
-	Repro               string
+// countOf is "1 vector", "2 vectors".
+func countOf(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
-// newMatrixView prepares m for display. Detail entries are numbered from 1
-// over the whole matrix, in section, row, column order.
-func newMatrixView(m *result.Matrix) matrixView {
-	v := matrixView{Suite: result.MatrixSuite{Name: inert(m.Suite.Name), Digest: inert(m.Suite.Digest)}}
+// mdAnchor is the anchor GitHub gives a Markdown heading that is a name
+// ([result.BuildMatrix] checked it): lower case, "." and "+" dropped.
+func mdAnchor(name string) string {
+	return strings.NewReplacer(".", "", "+", "").Replace(strings.ToLower(name))
+}
+
+// checkName returns a USAGE error when m has no implementation called
+// name, naming the closest ones.
+func checkName(m *result.Matrix, name string) error {
+	names := make([]string, len(m.Implementations))
+	for i, mi := range m.Implementations {
+		names[i] = mi.Name
+	}
+	if slices.Contains(names, name) {
+		return nil
+	}
+	return kiterr.New(kiterr.Usage, "the matrix has no implementation named %q%s", name, suggest.Phrase(name, names))
+}
+
+// sectionKey is "agent-v1".
+func sectionKey(sec result.MatrixSection) string {
+	return fmt.Sprintf("%s-v%d", inert(sec.Role), sec.Version)
+}
+
+func sectionTitle(sec result.MatrixSection) string {
+	return fmt.Sprintf("%s role, protocol v%d", inert(sec.Role), sec.Version)
+}
+
+// newMatrixView prepares m for display with the file extension ext
+// (".md", ".html") of the pages.
+func newMatrixView(m *result.Matrix, o MatrixOptions, ext string) matrixView {
+	v := matrixView{Suite: result.MatrixSuite{Name: inert(m.Suite.Name), Digest: inert(m.Suite.Digest)}, Inline: o.Pages == ""}
 	for _, impl := range m.Implementations {
-		iv := implView{Name: inert(impl.Name), Implementation: inert(impl.Implementation)}
-		for _, sec := range m.Sections {
-			verdict := ""
-			for _, c := range sec.Columns {
-				if c.Name == impl.Name {
-					verdict = c.Verdict
-				}
-			}
-			iv.Verdicts = append(iv.Verdicts, verdict)
-		}
+		iv := newImplView(m, impl.Name, o, ext)
 		v.Implementations = append(v.Implementations, iv)
 	}
 	for _, sec := range m.Sections {
-		sv := sectionView{Key: fmt.Sprintf("%s-v%d", inert(sec.Role), sec.Version), Title: fmt.Sprintf("%s role, protocol v%d", inert(sec.Role), sec.Version)}
-		for _, c := range sec.Columns {
-			sv.Columns = append(sv.Columns, columnViewOf(c))
+		sv := sectionView{Key: sectionKey(sec), Title: sectionTitle(sec)}
+		links := make([]map[string]string, len(sec.Columns))
+		for i, c := range sec.Columns {
+			iv := v.Implementations[slices.IndexFunc(m.Implementations, func(mi result.MatrixImplementation) bool { return mi.Name == c.Name })]
+			sv.Columns = append(sv.Columns, columnView{Name: inert(c.Name), Link: iv.Link})
+			links[i] = causeLinks(iv, sv.Key)
 		}
 		for _, row := range sec.Rows {
 			rv := rowView{ID: inert(row.ID), Level: inert(row.Level)}
 			for i, c := range row.Cells {
-				cv := cellView{Status: string(c.Status), Class: statusClass(c.Status), Parity: c.Parity}
+				cv := cellView{Status: string(c.Status), Class: cellClass(row.Level, c.Status), Allowed: c.Status == result.Pass && c.Parity == result.ParityDiffers}
 				if c.Status == "" {
-					cv.Status, cv.Class = "", "st-none"
+					cv.Class = "st-none"
 				}
-				if !c.Passed() && c.Status != result.NotRun && c.Status != "" {
-					v.Details++
-					cv.Detail = v.Details
-					sv.Details = append(sv.Details, detailViewOf(v.Details, row, sec.Columns[i].Name, c))
+				if anchor, ok := links[i][row.ID]; ok {
+					cv.Link = anchor
 				}
 				rv.Cells = append(rv.Cells, cv)
 			}
@@ -121,13 +227,201 @@ func newMatrixView(m *result.Matrix) matrixView {
 	return v
 }
 
-func columnViewOf(c result.MatrixColumn) columnView {
-	s := c.Summary
-	cv := columnView{
-		Name: inert(c.Name), Verdict: c.Verdict, Invocation: inert(shellQuote(append([]string{"conform"}, c.Invocation...))),
-		Counts: fmt.Sprintf("%d passed, %d failed, %d xfail, %d xpass, %d informational; exact parity %d of %d",
-			s.Passed, s.Failed, s.XFail, s.XPass, s.Informational, s.ParityExact, s.ParityExact+s.ParityDiffers),
+// causeLinks maps each vector id of an implementation's section to the
+// link of the first cause that lists it.
+func causeLinks(iv implView, key string) map[string]string {
+	out := map[string]string{}
+	base := iv.Link
+	if i := strings.IndexByte(base, '#'); i >= 0 {
+		base = base[:i]
 	}
+	for _, s := range iv.Sections {
+		if s.Key != key {
+			continue
+		}
+		for _, g := range s.Groups {
+			for _, c := range g.Causes {
+				for _, vec := range c.Vectors {
+					if _, ok := out[vec.ID]; !ok {
+						out[vec.ID] = base + "#" + c.ID
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// implPrefix is the anchor prefix of an implementation's page content:
+// "" on its own page, "impl-NAME-" inside the overview.
+func implPrefix(name string, inline bool) string {
+	if inline {
+		return "impl-" + name + "-"
+	}
+	return ""
+}
+
+// newImplView prepares the page of the implementation called name.
+func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) implView {
+	i := slices.IndexFunc(m.Implementations, func(mi result.MatrixImplementation) bool { return mi.Name == name })
+	impl := m.Implementations[i]
+	inline := o.Pages == ""
+	iv := implView{
+		Name: inert(impl.Name), Implementation: inert(impl.Implementation),
+		Version: inert(impl.Version), Language: inert(impl.Language),
+		Source: safeURL(impl.Source), Issues: safeURL(impl.Issues),
+		Anchor:    "impl-" + impl.Name,
+		SuiteName: inert(m.Suite.Name), SuiteDigest: inert(m.Suite.Digest),
+	}
+	switch {
+	case inline && ext == ".md":
+		iv.Link = "#" + mdAnchor(impl.Name)
+	case inline:
+		iv.Link = "#impl-" + impl.Name
+	default:
+		iv.Link = o.Pages + impl.Name + ext
+		iv.Badge = impl.Name + ".svg"
+		if o.Overview != "" {
+			iv.Overview = o.Overview + ext
+		}
+	}
+	prefix := implPrefix(impl.Name, inline)
+	var verdicts []string
+	for _, sec := range m.Sections {
+		col := slices.IndexFunc(sec.Columns, func(c result.MatrixColumn) bool { return c.Name == name })
+		if col < 0 {
+			iv.Cells = append(iv.Cells, implCell{})
+			continue
+		}
+		c := sec.Columns[col]
+		verdicts = append(verdicts, c.Verdict)
+		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary)})
+		is := newImplSection(sec, col, prefix)
+		if inline {
+			is.Badge = ""
+		}
+		iv.Sections = append(iv.Sections, is)
+	}
+	iv.Verdict = worstVerdict(verdicts)
+	for _, p := range impl.Trend {
+		iv.Trend = append(iv.Trend, trendView{Label: inert(p.Label), Released: inert(p.Released), Verdict: inert(p.Verdict),
+			Suite:  fmt.Sprintf("%s role, protocol v%d", inert(p.Role), p.Version),
+			Passed: p.Passed, Failed: p.Failed, XFail: p.XFail, XPass: p.XPass, Informational: p.Informational, NotRun: p.NotRun})
+	}
+	return iv
+}
+
+// newImplSection is the column col of sec on its implementation's page.
+func newImplSection(sec result.MatrixSection, col int, prefix string) implSection {
+	c := sec.Columns[col]
+	s := c.Summary
+	key := sectionKey(sec)
+	is := implSection{
+		Key: key, Title: sectionTitle(sec), Verdict: c.Verdict,
+		Invocation: inert(shellQuote(append([]string{"conform"}, c.Invocation...))),
+		Parity:     fmt.Sprintf("%d of %d", s.ParityExact, s.ParityExact+s.ParityDiffers),
+		Notes:      columnNotes(c),
+		Badge:      c.Name + "." + key + ".svg",
+	}
+	for _, l := range []struct {
+		name string
+		lc   result.LevelCounts
+	}{{result.LevelRequired, s.Required}, {result.LevelRecommended, s.Recommended}, {result.LevelInformational, s.InformationalLevel}} {
+		if l.lc.Total == 0 {
+			continue
+		}
+		is.Levels = append(is.Levels, levelRow{Level: l.name, Passed: l.lc.Passed, XFail: l.lc.XFail, Failed: l.lc.Failed, NotRun: l.lc.NotRun,
+			Total: l.lc.Total, XPass: l.lc.XPass, Invalid: l.lc.Invalid, Informational: l.name == result.LevelInformational})
+	}
+	cells := map[string]result.MatrixCell{}
+	levels := map[string]string{}
+	for _, row := range sec.Rows {
+		cells[row.ID] = row.Cells[col]
+		levels[row.ID] = row.Level
+	}
+	n := 0
+	for _, kind := range result.CauseKinds {
+		g := causeGroup{Kind: kind, Title: causeTitle(kind), Empty: causeEmpty(kind), Quiet: kind == result.CauseAllowed}
+		seen := map[string]bool{}
+		for _, cause := range c.Causes {
+			if cause.Kind != kind {
+				continue
+			}
+			n++
+			cv := causeView{
+				ID: fmt.Sprintf("%s%s-cause-%d", prefix, key, n), Code: cause.Code, Pointer: inert(cause.Pointer), Status: string(cause.Status),
+				Message: inert(clipText(cause.Message)), OtherMessages: cause.Messages - 1,
+				Repro: inert(shellQuote(cause.Repro)), Informational: kind == result.CauseInformational, Quiet: g.Quiet,
+			}
+			for _, r := range cause.Reasons {
+				cv.Reasons = append(cv.Reasons, inert(clipText(r)))
+			}
+			for _, vec := range cause.Vectors {
+				if !seen[vec.ID] {
+					seen[vec.ID] = true
+					g.Vectors++
+				}
+				cv.Vectors = append(cv.Vectors, causeVectorOf(vec, cells[vec.ID], kind))
+			}
+			g.Causes = append(g.Causes, cv)
+		}
+		unit := "cause"
+		if g.Quiet {
+			unit = "place"
+		}
+		g.Counts = countOf(g.Vectors, "vector") + ", " + countOf(len(g.Causes), unit)
+		if len(g.Causes) > 0 || kind == result.CauseFailed {
+			is.Groups = append(is.Groups, g)
+		}
+	}
+	return is
+}
+
+// causeVectorOf is one vector of a cause with its cell's findings and
+// differences (the allowed ones only for an allowed cause).
+func causeVectorOf(vec result.CauseVector, c result.MatrixCell, kind string) causeVectorView {
+	v := causeVectorView{ID: inert(vec.ID), Level: inert(vec.Level), Status: string(vec.Status), Class: cellClass(vec.Level, vec.Status)}
+	for _, f := range c.Findings {
+		v.Findings = append(v.Findings, inert(clipText(string(f.Status)+" "+f.Code+": "+f.Message)))
+	}
+	shown := 0
+	for _, d := range c.Differences {
+		if kind == result.CauseAllowed && d.Normative {
+			continue
+		}
+		if shown == matrixDiffsMax {
+			v.MoreDifferences++
+			continue
+		}
+		shown++
+		v.Differences = append(v.Differences, inert(clipText(compare.Render(d))))
+	}
+	return v
+}
+
+func causeTitle(kind string) string {
+	switch kind {
+	case result.CauseFailed:
+		return "Failures"
+	case result.CauseXFail:
+		return "Expected failures"
+	case result.CauseInformational:
+		return "Informational vectors that differ from their golden files (never decide the verdict)"
+	}
+	return "Allowed differences (conformance passed; exact parity only)"
+}
+
+func causeEmpty(kind string) string {
+	if kind == result.CauseFailed {
+		return "No required or recommended vector failed."
+	}
+	return ""
+}
+
+// columnNotes are column-level facts: preflight failed, stale entries,
+// partial or interrupted run, problems.
+func columnNotes(c result.MatrixColumn) []string {
+	var notes []string
 	if p := c.Preflight; p != nil {
 		note := "the preflight vector " + p.ID + " failed (" + string(p.Status)
 		if len(p.Findings) > 0 {
@@ -137,42 +431,66 @@ func columnViewOf(c result.MatrixColumn) columnView {
 		if len(p.Repro) > 0 {
 			note += "; repro: " + shellQuote(p.Repro)
 		}
-		cv.Notes = append(cv.Notes, inert(note))
+		notes = append(notes, inert(note))
 	}
 	if len(c.Stale) > 0 {
-		cv.Notes = append(cv.Notes, inert(clipText("stale expected-failure entries: "+strings.Join(c.Stale, ", "))))
+		notes = append(notes, inert(clipText("stale expected-failure entries: "+strings.Join(c.Stale, ", "))))
 	}
 	if c.Partial {
-		cv.Notes = append(cv.Notes, "a filtered run: certifies nothing")
+		notes = append(notes, "a filtered run: certifies nothing")
 	}
 	if c.Interrupted {
-		cv.Notes = append(cv.Notes, "interrupted: unfinished vectors are NOT_RUN")
+		notes = append(notes, "interrupted: unfinished vectors are NOT_RUN")
 	}
 	if c.Problems > 0 {
-		cv.Notes = append(cv.Notes, fmt.Sprintf("%d kit input problems (invalid vectors or golden files)", c.Problems))
+		notes = append(notes, fmt.Sprintf("%d kit input problems (invalid vectors or golden files)", c.Problems))
 	}
-	return cv
+	return notes
 }
 
-func detailViewOf(n int, row result.MatrixRow, name string, c result.MatrixCell) detailView {
-	d := detailView{N: n, Vector: inert(row.ID), Level: inert(row.Level), Name: inert(name), Status: string(c.Status), Parity: c.Parity,
-		Reason: inert(clipText(c.Reason)), Repro: inert(shellQuote(c.Repro))}
-	for _, f := range c.Findings {
-		d.Findings = append(d.Findings, inert(clipText(string(f.Status)+" "+f.Code+": "+f.Message)))
+// shortCounts is the overview's counts of a column: required and
+// recommended vectors passed, excused, failed and not run.
+func shortCounts(s result.Counts) string {
+	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
+	if s.XFail > 0 {
+		parts = append(parts, fmt.Sprintf("%d xfail", s.XFail))
 	}
-	for i, diff := range c.Differences {
-		if i == matrixDiffsMax {
-			d.MoreDifferences = len(c.Differences) - i
-			break
+	parts = append(parts, fmt.Sprintf("%d failed", s.Failed+s.XPass))
+	if n := s.Required.NotRun + s.Recommended.NotRun; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", n))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// verdictRank orders verdicts from the best to the worst.
+var verdictRank = []string{result.VerdictCertified, result.VerdictPartial, result.VerdictExcused, result.VerdictNothingPassed,
+	result.VerdictNotCertified, result.VerdictInterrupted, result.VerdictInvalidInput}
+
+// worstVerdict is the worst of verdicts ("" for none).
+func worstVerdict(verdicts []string) string {
+	worst := ""
+	for _, v := range verdicts {
+		if worst == "" || slices.Index(verdictRank, v) > slices.Index(verdictRank, worst) {
+			worst = v
 		}
-		d.Differences = append(d.Differences, inert(clipText(compare.Render(diff))))
 	}
-	return d
+	return worst
 }
 
-// statusClass returns the CSS class of a status; the set is fixed, so no
-// report text ever reaches a class attribute.
-func statusClass(s result.Status) string {
+// safeURL returns u when it is an http or https URL without white space,
+// quotes or angle brackets ([inert] too), else "": only such a URL becomes
+// a link.
+func safeURL(u string) string {
+	if !(strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) || strings.ContainsAny(u, " \t\r\n\"'<>`\\") || inert(u) != u {
+		return ""
+	}
+	return u
+}
+
+// cellClass returns the CSS class of a vector's status; the set is fixed,
+// so no report text ever reaches a class attribute. An informational
+// vector is never red: what it does decides nothing.
+func cellClass(level string, s result.Status) string {
 	switch s {
 	case result.Pass:
 		return "st-pass"
@@ -180,68 +498,31 @@ func statusClass(s result.Status) string {
 		return "st-xfail"
 	case result.NotRun:
 		return "st-notrun"
+	case "":
+		return "st-none"
+	}
+	if level == result.LevelInformational && s != result.XPass && s != result.Invalid {
+		return "st-info"
+	}
+	switch s {
 	case result.Fail, result.SchemaViolation, result.ProtocolError, result.Timeout, result.Crash, result.XPass, result.Invalid:
 		return "st-fail"
 	}
 	return "st-other"
 }
 
-// clipText cuts s to matrixTextMax bytes (at a rune boundary) and marks the
-// cut with "…".
-func clipText(s string) string {
-	if len(s) <= matrixTextMax {
+// clipText cuts s to matrixTextMax bytes ([clipTo]).
+func clipText(s string) string { return clipTo(s, matrixTextMax) }
+
+// clipTo cuts s to n bytes (at a rune boundary) and marks the cut with
+// "…".
+func clipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := matrixTextMax
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// inert spells every character of s that could act rather than print as a
-// visible escape: control characters (C0, DEL, C1; LF, CR and TAB too, as
-// \n, \r, \t), format characters (Cf: the bidi overrides and isolates such
-// as U+202E, zero-width characters, U+FEFF), the line and paragraph
-// separators U+2028 and U+2029, and invalid UTF-8 bytes become \uXXXX (or
-// \UXXXXXXXX, \xXX). The result holds no character that reorders or hides
-// the text around it, on a page or in a terminal; markup is left to the
-// printer's own escaping.
-func inert(s string) string {
-	clean := true
-	for _, r := range s {
-		if needsEscape(r) {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case needsEscape(r) && r > 0xFFFF:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		case needsEscape(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
 }

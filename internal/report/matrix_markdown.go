@@ -8,29 +8,43 @@ import (
 	"github.com/conform-kit/conform/internal/result"
 )
 
-// MatrixMarkdown writes m as GitHub-flavoured Markdown, for a pull request,
-// a CI step summary or a committed page: the suite digest, a table of
-// implementations by sections with their verdicts, then per section a table
-// of vectors by implementations (status and exact parity per cell), the
-// verdicts with the command of each run, and a numbered list of details
-// (decisive findings, differences, repro command) for every cell that is not
-// PASS with exact parity. The same matrix gives the same bytes.
+// MatrixMarkdown writes m as GitHub-flavoured Markdown with every
+// implementation's page inside it ([MatrixMarkdownWith] with no pages).
+func MatrixMarkdown(w io.Writer, m *result.Matrix) error {
+	return MatrixMarkdownWith(w, m, MatrixOptions{})
+}
+
+// MatrixMarkdownWith writes the overview of m as GitHub-flavoured
+// Markdown, for a pull request, a CI step summary or a committed page: the
+// suite digest, the implementations with their verdict and counts per
+// section (each name linked to its page), then per section a table of
+// vectors by implementations (each cell the conformance status; "≈" marks a
+// pass whose bytes differ where the protocol allows). With o.Pages "" the
+// pages ([MatrixPageMarkdown]) follow, one per implementation. The same
+// matrix gives the same bytes.
 //
 // Every string that came from a report is written as a code span ([matrixCode])
 // outside tables: HTML, emphasis, links and @mentions do nothing inside one,
 // its backtick fence is longer than any backtick run of the text, and
 // [inert] has spelled newlines, control and bidi characters as visible
-// escapes first. Tables hold only names [result.BuildMatrix] checked, vector
-// ids (schema-checked), and the kit's own words.
-func MatrixMarkdown(w io.Writer, m *result.Matrix) error {
-	v := newMatrixView(m)
+// escapes first. Tables and links hold only names [result.BuildMatrix]
+// checked, vector ids (schema-checked), and the kit's own words.
+func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
+	v := newMatrixView(m, o, ".md")
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# conform certification matrix\n\n")
-	fmt.Fprintf(ew, "Suite %s, digest %s. Each cell is the conformance status of one implementation on one vector, then its exact parity with the golden summary (`exact` or **`differs`**); see COMPATIBILITY.md \"Conformance and exact parity\". `—`: the implementation's report has no such vector.\n\n",
+	fmt.Fprintf(ew, "Suite %s, digest %s. Each implementation's page has its verdict and counts by level, its failures grouped by cause (finding, expected-failure reason, repro line) and, folded, the differences the protocol allows. In the tables below a cell is the conformance status of one implementation on one vector: ≈ marks a pass whose bytes differ from the golden file where the protocol allows (exact parity only; COMPATIBILITY.md \"Conformance and exact parity\"), — a vector the implementation's report does not have. Informational vectors never decide a verdict.\n\n",
 		matrixCode(v.Suite.Name), matrixCode(v.Suite.Digest))
 	fmt.Fprintf(ew, "## Implementations\n\n")
 	for _, impl := range v.Implementations {
-		fmt.Fprintf(ew, "- %s: %s\n", matrixCode(impl.Name), matrixCode(impl.Implementation))
+		fmt.Fprintf(ew, "- [%s](%s): %s", impl.Name, impl.Link, matrixCode(impl.Implementation))
+		if impl.Version != "" {
+			fmt.Fprintf(ew, ", version %s", matrixCode(impl.Version))
+		}
+		if impl.Language != "" {
+			fmt.Fprintf(ew, ", language %s", matrixCode(impl.Language))
+		}
+		fmt.Fprintln(ew)
 	}
 	fmt.Fprintf(ew, "\n| name |")
 	for _, s := range v.Sections {
@@ -38,19 +52,20 @@ func MatrixMarkdown(w io.Writer, m *result.Matrix) error {
 	}
 	fmt.Fprintf(ew, "\n|---|%s\n", strings.Repeat("---|", len(v.Sections)))
 	for _, impl := range v.Implementations {
-		fmt.Fprintf(ew, "| %s |", matrixCode(impl.Name))
-		for _, verdict := range impl.Verdicts {
-			if verdict == "" {
-				verdict = "—"
+		fmt.Fprintf(ew, "| [%s](%s) |", impl.Name, impl.Link)
+		for _, c := range impl.Cells {
+			if c.Verdict == "" {
+				fmt.Fprintf(ew, " — |")
+				continue
 			}
-			fmt.Fprintf(ew, " %s |", verdict)
+			fmt.Fprintf(ew, " **%s** %s |", c.Verdict, c.Counts)
 		}
 		fmt.Fprintln(ew)
 	}
 	for _, s := range v.Sections {
 		fmt.Fprintf(ew, "\n## %s\n\n| vector | level |", s.Title)
 		for _, c := range s.Columns {
-			fmt.Fprintf(ew, " %s |", matrixCode(c.Name))
+			fmt.Fprintf(ew, " [%s](%s) |", c.Name, c.Link)
 		}
 		fmt.Fprintf(ew, "\n|---|---|%s\n", strings.Repeat("---|", len(s.Columns)))
 		for _, row := range s.Rows {
@@ -60,54 +75,167 @@ func MatrixMarkdown(w io.Writer, m *result.Matrix) error {
 			}
 			fmt.Fprintln(ew)
 		}
-		fmt.Fprintf(ew, "\nVerdicts:\n\n")
-		for _, c := range s.Columns {
-			fmt.Fprintf(ew, "- %s: **%s** (%s); run: %s\n", matrixCode(c.Name), c.Verdict, c.Counts, matrixCode(c.Invocation))
-			for _, n := range c.Notes {
-				fmt.Fprintf(ew, "  - %s\n", matrixCode(n))
-			}
-		}
-		if len(s.Details) == 0 {
-			continue
-		}
-		fmt.Fprintf(ew, "\nFailures and parity differences (%s):\n\n", s.Title)
-		for _, d := range s.Details {
-			fmt.Fprintf(ew, "%d. %s (%s) · %s: %s", d.N, matrixCode(d.Vector), d.Level, matrixCode(d.Name), d.Status)
-			if d.Parity != "" {
-				fmt.Fprintf(ew, ", parity %s", d.Parity)
-			}
+	}
+	if v.Inline {
+		for _, impl := range v.Implementations {
 			fmt.Fprintln(ew)
-			for _, f := range d.Findings {
-				fmt.Fprintf(ew, "   - %s\n", matrixCode(f))
-			}
-			if d.Reason != "" {
-				fmt.Fprintf(ew, "   - expected failure: %s\n", matrixCode(d.Reason))
-			}
-			for _, diff := range d.Differences {
-				fmt.Fprintf(ew, "   - %s\n", matrixCode(diff))
-			}
-			if d.MoreDifferences > 0 {
-				fmt.Fprintf(ew, "   - and %d more differences (`conform matrix --format json` has them all)\n", d.MoreDifferences)
-			}
-			fmt.Fprintf(ew, "   - repro: %s\n", matrixCode(d.Repro))
+			implMarkdown(ew, impl, 2)
 		}
 	}
 	return ew.err
 }
 
-// matrixCell is a cell's status and parity; its words are the kit's own.
-func matrixCell(c cellView) string {
-	s := c.Status
+// MatrixPageMarkdown writes the page of the implementation called name:
+// what it is (version, language, links to its source and issue tracker),
+// then per section its verdict, counts by level, failures, expected
+// failures and informational results grouped by cause, each with the
+// finding, the expected-failure reasons, the vectors and a repro line, and
+// the allowed differences folded; then its release trend when m has one.
+// Errors: USAGE when m has no implementation of that name.
+func MatrixPageMarkdown(w io.Writer, m *result.Matrix, name string, o MatrixOptions) error {
+	if err := checkName(m, name); err != nil {
+		return err
+	}
+	ew := &errWriter{w: w}
+	implMarkdown(ew, newImplView(m, name, o, ".md"), 1)
+	return ew.err
+}
+
+// implMarkdown writes an implementation's page with its title at heading
+// level h (1 on its own page, 2 inside the overview).
+func implMarkdown(ew io.Writer, v implView, h int) {
+	hd := strings.Repeat("#", h)
+	fmt.Fprintf(ew, "%s %s\n\n", hd, v.Name)
+	fmt.Fprintf(ew, "%s", matrixCode(v.Implementation))
+	var facts []string
+	if v.Version != "" {
+		facts = append(facts, "version "+matrixCode(v.Version))
+	}
+	if v.Language != "" {
+		facts = append(facts, "language "+matrixCode(v.Language))
+	}
+	if v.Source != "" {
+		facts = append(facts, "source "+matrixCode(v.Source))
+	}
+	if v.Issues != "" {
+		facts = append(facts, "issues "+matrixCode(v.Issues))
+	}
+	if len(facts) > 0 {
+		fmt.Fprintf(ew, ": %s", strings.Join(facts, ", "))
+	}
+	fmt.Fprintf(ew, ".\n\n")
+	if v.Verdict != "" {
+		fmt.Fprintf(ew, "Verdict: **%s**", v.Verdict)
+		if len(v.Sections) > 1 {
+			fmt.Fprintf(ew, " (the worst of its %d runs)", len(v.Sections))
+		}
+		fmt.Fprintf(ew, ". Suite %s, digest %s.", matrixCode(v.SuiteName), matrixCode(v.SuiteDigest))
+		if v.Badge != "" {
+			fmt.Fprintf(ew, " Badge: %s.", matrixCode("![conform]("+v.Badge+")"))
+		}
+		if v.Overview != "" {
+			fmt.Fprintf(ew, " All implementations: [the matrix](%s).", v.Overview)
+		}
+		fmt.Fprintf(ew, "\n")
+	}
+	for _, s := range v.Sections {
+		fmt.Fprintf(ew, "\n%s# %s: %s\n\n", hd, s.Title, s.Verdict)
+		fmt.Fprintf(ew, "| level | passed | expected failures | failed | not run | of |\n|---|---|---|---|---|---|\n")
+		for _, l := range s.Levels {
+			if l.Informational {
+				fmt.Fprintf(ew, "| informational (never decides) | %d as recorded | — | %d otherwise | %d | %d |\n", l.Passed, l.Failed, l.NotRun, l.Total)
+				continue
+			}
+			failed := fmt.Sprint(l.Failed + l.XPass)
+			if l.XPass > 0 || l.Invalid > 0 {
+				failed += fmt.Sprintf(" (%d xpass, %d invalid)", l.XPass, l.Invalid)
+			}
+			fmt.Fprintf(ew, "| %s | %d | %d | %s | %d | %d |\n", l.Level, l.Passed, l.XFail, failed, l.NotRun, l.Total)
+		}
+		fmt.Fprintf(ew, "\nExact parity %s; run: %s", s.Parity, matrixCode(s.Invocation))
+		if s.Badge != "" {
+			fmt.Fprintf(ew, "; badge: %s", matrixCode("![conform]("+s.Badge+")"))
+		}
+		fmt.Fprintf(ew, ".\n")
+		for _, n := range s.Notes {
+			fmt.Fprintf(ew, "\n- %s\n", matrixCode(n))
+		}
+		for _, g := range s.Groups {
+			if g.Quiet {
+				fmt.Fprintf(ew, "\n<details>\n<summary>%s: %s</summary>\n\n", g.Title, g.Counts)
+			} else {
+				fmt.Fprintf(ew, "\n%s## %s", hd, g.Title)
+				if len(g.Causes) > 0 {
+					fmt.Fprintf(ew, ": %s", g.Counts)
+				}
+				fmt.Fprintf(ew, "\n\n")
+			}
+			if len(g.Causes) == 0 {
+				fmt.Fprintf(ew, "%s\n", g.Empty)
+			}
+			for i, c := range g.Causes {
+				causeMarkdown(ew, i+1, c)
+			}
+			if g.Quiet {
+				fmt.Fprintf(ew, "\n</details>\n")
+			}
+		}
+	}
+	if len(v.Trend) > 0 {
+		fmt.Fprintf(ew, "\n%s# Releases\n\n| release | released | suite | verdict | passed | failed | xfail | informational | not run |\n|---|---|---|---|---|---|---|---|---|\n", hd)
+		for _, t := range v.Trend {
+			fmt.Fprintf(ew, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", t.Label, orDash(t.Released), t.Suite, t.Verdict,
+				t.Passed, t.Failed+t.XPass, t.XFail, t.Informational, t.NotRun)
+		}
+	}
+}
+
+// causeMarkdown writes cause number n as a list item.
+func causeMarkdown(ew io.Writer, n int, c causeView) {
+	what := "`" + c.Code + "`"
+	if c.Pointer != "" {
+		what += " at " + matrixCode(c.Pointer)
+	}
+	if c.Status != "" && c.Status != c.Code {
+		what += " (" + c.Status + ")"
+	}
+	ids := make([]string, len(c.Vectors))
+	for i, vec := range c.Vectors {
+		ids[i] = matrixCode(vec.ID)
+		if vec.Status != "" && !c.Quiet && vec.Status != c.Vectors[0].Status {
+			ids[i] += " " + vec.Status
+		}
+	}
+	fmt.Fprintf(ew, "%d. %s, %s: %s\n", n, what, countOf(len(c.Vectors), "vector"), strings.Join(ids, ", "))
+	if c.Message != "" {
+		fmt.Fprintf(ew, "   - %s", matrixCode(c.Message))
+		if c.OtherMessages > 0 {
+			fmt.Fprintf(ew, " (and %d other %s)", c.OtherMessages, plural(c.OtherMessages, "wording", "wordings"))
+		}
+		fmt.Fprintln(ew)
+	}
+	for _, r := range c.Reasons {
+		fmt.Fprintf(ew, "   - expected failure: %s\n", matrixCode(r))
+	}
+	fmt.Fprintf(ew, "   - repro: %s\n", matrixCode(c.Repro))
+}
+
+func orDash(s string) string {
 	if s == "" {
 		return "—"
 	}
-	switch c.Parity {
-	case result.ParityDiffers:
-		s += " **differs**"
-	case result.ParityExact:
-		s += " exact"
-	}
 	return s
+}
+
+// matrixCell is a cell's status; its words are the kit's own.
+func matrixCell(c cellView) string {
+	switch {
+	case c.Status == "":
+		return "—"
+	case c.Allowed:
+		return c.Status + " ≈"
+	}
+	return c.Status
 }
 
 // matrixCode writes s (already [inert]: one line, no control or bidi
@@ -133,8 +261,86 @@ func matrixCode(s string) string {
 		}
 	}
 	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+	if strings.HasPrefix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, "`") || strings.HasSuffix(s, " ") {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// MatrixReadme writes the generated block of the README of the
+// implementation called name (conform matrix --readmes puts it between
+// the README's marker lines): a table of its runs (verdict, required,
+// recommended and informational counts, exact parity), its failures and
+// expected failures by cause (code and number of vectors), the number of
+// expected-failure entries its runs used (XFAIL, XPASS and stale ids, each
+// once) and a link to its page (page, relative to the README; none when
+// ""). No digest and no date: the block changes only when results do.
+// Errors: USAGE when m has no implementation of that name.
+func MatrixReadme(w io.Writer, m *result.Matrix, name, page string) error {
+	if err := checkName(m, name); err != nil {
+		return err
+	}
+	v := newImplView(m, name, MatrixOptions{Pages: "./"}, ".md")
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "Results of the last run of this profile, by `conform matrix`")
+	if page != "" {
+		fmt.Fprintf(ew, " (details, grouped by cause: [%s](%s))", mdLinkText(page), page)
+	}
+	fmt.Fprintf(ew, ":\n\n| run | verdict | required | recommended | informational (never decides) | exact parity |\n|---|---|---|---|---|---|\n")
+	for _, s := range v.Sections {
+		cells := map[string]string{result.LevelRequired: "—", result.LevelRecommended: "—", result.LevelInformational: "—"}
+		for _, l := range s.Levels {
+			if l.Informational {
+				cells[l.Level] = fmt.Sprintf("%d as recorded, %d otherwise", l.Passed, l.Failed)
+				continue
+			}
+			c := fmt.Sprintf("%d passed, %d xfail, %d failed", l.Passed, l.XFail, l.Failed+l.XPass)
+			if l.NotRun > 0 {
+				c += fmt.Sprintf(", %d not run", l.NotRun)
+			}
+			cells[l.Level] = c
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", s.Title, s.Verdict, cells[result.LevelRequired], cells[result.LevelRecommended], cells[result.LevelInformational], s.Parity)
+	}
+	for _, s := range v.Sections {
+		for _, g := range s.Groups {
+			if g.Kind != result.CauseFailed && g.Kind != result.CauseXFail || len(g.Causes) == 0 {
+				continue
+			}
+			parts := make([]string, len(g.Causes))
+			for i, c := range g.Causes {
+				parts[i] = fmt.Sprintf("`%s` %s", c.Code, countOf(len(c.Vectors), "vector"))
+			}
+			fmt.Fprintf(ew, "\n%s (%s): %s.\n", g.Title, s.Title, strings.Join(parts, ", "))
+		}
+	}
+	fmt.Fprintf(ew, "\nExpected-failure entries its runs used: %d.\n", expectEntries(m, name))
+	return ew.err
+}
+
+// mdLinkText is a relative path as link text: the kit's own path of checked
+// names, with Markdown's brackets left out.
+func mdLinkText(p string) string { return strings.NewReplacer("[", "", "]", "").Replace(p) }
+
+// expectEntries counts the vector ids an implementation's expected-failure
+// list named in its runs: XFAIL and XPASS results and stale entries, each
+// id once.
+func expectEntries(m *result.Matrix, name string) int {
+	ids := map[string]bool{}
+	for _, sec := range m.Sections {
+		for col, c := range sec.Columns {
+			if c.Name != name {
+				continue
+			}
+			for _, id := range c.Stale {
+				ids[id] = true
+			}
+			for _, row := range sec.Rows {
+				if st := row.Cells[col].Status; st == result.XFail || st == result.XPass {
+					ids[row.ID] = true
+				}
+			}
+		}
+	}
+	return len(ids)
 }

@@ -460,7 +460,7 @@ func TestJUnit(t *testing.T) {
 			}
 
 			// Hostile IUT text comes back as text, with terminal controls
-			// replaced, and never as markup.
+			// spelled as escapes, and never as markup.
 			for _, c := range s.Cases {
 				for _, text := range []string{c.SystemErr, c.SystemOut, body(c.Failure), body(c.Error)} {
 					if strings.ContainsRune(text, 0x1b) {
@@ -468,7 +468,7 @@ func TestJUnit(t *testing.T) {
 					}
 				}
 				if c.Name == "get-context-usage" || c.Name == "interrupt-idle" {
-					want := strings.ReplaceAll(strings.ReplaceAll(stderr, esc, "\uFFFD[31m"), "\x1b", "\uFFFD")
+					want := strings.ReplaceAll(stderr, "\x1b", `\u001b`)
 					if c.SystemErr != want {
 						t.Errorf("case %s: system-err = %q, want %q", c.Name, c.SystemErr, want)
 					}
@@ -609,7 +609,7 @@ func TestTextFailingBlock(t *testing.T) {
 	}{
 		{false, []string{
 			"    vector: vectors/v1/agent/mcp-toggle-unknown-server.json: mcp_toggle of a server that does not exist is refused.\n",
-			"    source: observed CLI \uFFFD[31m2.1.332\n",
+			"    source: observed CLI \\u001b[31m2.1.332\n",
 			"    differences from the golden summary golden/v1/mcp-toggle-unknown-server.json (1 failing conformance, 1 allowed: -v lists them):\n",
 			`      control_response "req-1" /response/error_code: golden "x", actual has nothing [MEMBER_ABSENT]` + "\n",
 			"    see: docs/findings.md#member_absent\n",
@@ -632,6 +632,42 @@ func TestTextFailingBlock(t *testing.T) {
 			if strings.Contains(b.String(), w) {
 				t.Errorf("verbose %v: report has %q:\n%s", tc.verbose, w, b.String())
 			}
+		}
+	}
+}
+
+// TestTextShowsWhatWasWritten: every character the IUT wrote is shown as
+// itself when graphic (é, 中, a U+FFFD it wrote itself) and as an escape
+// otherwise, never as U+FFFD; -v shows a long value whole.
+func TestTextShowsWhatWasWritten(t *testing.T) {
+	t.Parallel()
+	written := "é中\uFFFD|\u007f|\u0080|\u00ad|\ufeff|\u200b|\u2028|\u2029|\u202e|\U000E0001|\xff|end"
+	want := `é中` + "\uFFFD" + `|\u007f|\u0080|\u00ad|\ufeff|\u200b|\u2028|\u2029|\u202e|\U000e0001|\xff|end`
+	long := strings.Repeat("x", 1000)
+	res := runner.Result{ID: "get-context-usage", Level: "required", Status: runner.Fail,
+		Findings: []runner.Finding{{Code: runner.FindingFrameNotJSON, Status: runner.Fail, Message: "line: " + written}},
+		Stderr:   "boom " + written + "\n",
+		Differences: []compare.Difference{{Frame: `control_response "req-1"`, Pointer: "/response/x", Kind: compare.ValueChanged,
+			Golden: canonical(long), Actual: canonical(long + "y"), Normative: true}},
+	}
+	rep := recount(&runner.Report{Suite: fullReport().Suite, Implementation: fullReport().Implementation, Results: []runner.Result{res}})
+	for _, verbose := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := report.Text(&b, rep, verbose); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, w := range []string{"FRAME_NOT_JSON: line: " + want + "\n", "      | boom " + want + "\n"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("verbose %v: want %q in:\n%s", verbose, w, out)
+			}
+		}
+		if got := strings.Count(out, "\uFFFD"); got != 2 {
+			t.Errorf("verbose %v: %d U+FFFD in the report, want the 2 the IUT wrote", verbose, got)
+		}
+		whole := strings.Contains(out, `golden "`+long+`", actual "`+long+`y"`)
+		if whole != verbose {
+			t.Errorf("verbose %v: the 1000-byte values shown whole: %v", verbose, whole)
 		}
 	}
 }

@@ -8,53 +8,65 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/result"
 )
 
-// Text writes a human report: a header with the suite digest and the IUT,
-// one line per vector, details for each vector that did not pass (findings,
-// the differences from the golden summary as JSON Pointers with both values
-// in JSON, the stderr tail), the counts per level, exact parity, and the
-// verdict line. With verbose, passing vectors with notes (PARITY_DIFFERS,
-// IUT_LINGERED) get their details too.
+// TextOptions says how [TextWith] writes a report.
+type TextOptions struct {
+	// Verbose also shows the notes of passing vectors (PARITY_DIFFERS,
+	// IUT_LINGERED) and every difference, allowed ones included, each
+	// value whole (as the report keeps it: at most result.MaxValueBytes).
+	Verbose bool
+	// Color marks statuses and the verdict with ANSI colours (green for a
+	// pass, yellow for an expected failure, red for a failure; never red
+	// for an informational vector). Never set it for a file or a pipe.
+	Color bool
+}
+
+// Text writes a human report; it is [TextWith] with only Verbose set.
 func Text(w io.Writer, r *result.Report, verbose bool) error {
+	return TextWith(w, r, TextOptions{Verbose: verbose})
+}
+
+// TextWith writes a human report: a header with the suite digest and the
+// IUT; one line per required and recommended vector, then the details of
+// each that did not pass (findings, the differences from the golden
+// summary as JSON Pointers with both values in JSON, the stderr tail);
+// then informational vectors in a section of their own (their lines
+// indented, so `grep '^FAIL'` finds only failures that count), with their
+// details; problems, stale entries, a failed preflight; the counts per
+// level, exact parity, and the verdict line. A finding without a status is
+// printed as a note ("note CODE: ..."): it never decides the status
+// (result.Judge). Every character the IUT wrote is shown as itself when it
+// is graphic, as an escape otherwise (\u007f, \u200b, \xff).
+func TextWith(w io.Writer, r *result.Report, o TextOptions) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "suite   %s v%d (%s role)\n", r.Suite.Name, r.Suite.Version, r.Suite.Role)
-	fmt.Fprintf(ew, "digest  %s\n", r.Suite.Digest)
-	fmt.Fprintf(ew, "iut     %s: %s\n\n", r.Implementation.Name, shellQuote(r.Implementation.Command))
+	fmt.Fprintf(ew, "suite   %s v%d (%s role)\n", sanitize(r.Suite.Name), r.Suite.Version, sanitize(r.Suite.Role))
+	fmt.Fprintf(ew, "digest  %s\n", sanitize(r.Suite.Digest))
+	fmt.Fprintf(ew, "iut     %s: %s\n\n", sanitize(r.Implementation.Name), sanitize(shellQuote(r.Implementation.Command)))
+	var gated, info []result.Result
 	for _, res := range r.Results {
-		Line(ew, res)
+		if res.Level == result.LevelInformational {
+			info = append(info, res)
+		} else {
+			gated = append(gated, res)
+		}
 	}
-	for _, res := range r.Results {
-		if res.Status == result.NotRun || (res.Status == result.Pass && (!verbose || len(res.Findings) == 0)) {
-			continue
+	for _, res := range gated {
+		lineWith(ew, res, "", o.Color)
+	}
+	for _, res := range gated {
+		resultDetails(ew, res, o)
+	}
+	if len(info) > 0 {
+		fmt.Fprintf(ew, "\ninformational vectors (what the IUT does in implementation-defined corners; they never decide the verdict):\n")
+		for _, res := range info {
+			lineWith(ew, res, "  ", o.Color)
 		}
-		fmt.Fprintf(ew, "\n--- %s %s (%s)\n", res.Status, res.ID, res.Level)
-		if res.Reason != "" {
-			fmt.Fprintf(ew, "    reason: %s\n", res.Reason)
-		}
-		failing := res.Status != result.Pass && res.Status != result.XFail && res.Status != result.Skipped
-		if failing {
-			vectorLines(ew, res)
-		}
-		showDiffs := len(res.Differences) > 0 && (res.Status != result.XFail || verbose)
-		for _, f := range res.Findings {
-			if showDiffs && isDifference(f.Code) {
-				continue // listed once, below, with the allowed ones
-			}
-			fmt.Fprintf(ew, "    %s: %s\n", f.Code, sanitize(f.Message))
-		}
-		if showDiffs {
-			differences(ew, res, verbose)
-		}
-		if res.Stderr != "" && res.Status != result.XFail {
-			fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
-		}
-		if see := docLinks(res); failing && see != "" {
-			fmt.Fprintf(ew, "    see: %s\n", see)
+		for _, res := range info {
+			resultDetails(ew, res, o)
 		}
 	}
 	for _, p := range r.Problems {
@@ -62,19 +74,56 @@ func Text(w io.Writer, r *result.Report, verbose bool) error {
 		if where == "" {
 			where = "suite"
 		}
-		fmt.Fprintf(ew, "\nINVALID %s: %s: %s\n", where, p.Code, sanitize(p.Message))
+		fmt.Fprintf(ew, "\n%s %s: %s: %s\n", paint(o.Color, red, "INVALID"), sanitize(where), p.Code, sanitize(p.Message))
 	}
 	for _, id := range r.Stale {
-		fmt.Fprintf(ew, "\nSTALE expected-failure entry %q names no vector that can fail (unknown or informational)\n", id)
+		fmt.Fprintf(ew, "\n%s expected-failure entry %q names no vector that can fail (unknown or informational)\n", paint(o.Color, red, "STALE"), id)
 	}
-	if r.Preflight != nil {
+	if r.Preflight != nil && len(r.Preflight.Findings) > 0 {
 		last := r.Preflight.Findings[len(r.Preflight.Findings)-1]
-		fmt.Fprintf(ew, "\nPREFLIGHT FAILED: %s: %s\n    see: %s\n", r.Preflight.ID, sanitize(last.Message), DocLink(last.Code))
+		fmt.Fprintf(ew, "\n%s: %s: %s\n    see: %s\n", paint(o.Color, red, "PREFLIGHT FAILED"), r.Preflight.ID, sanitize(last.Message), DocLink(last.Code))
 	}
 	fmt.Fprintln(ew)
 	Summary(ew, r)
-	fmt.Fprintln(ew, VerdictLine(r))
+	fmt.Fprintln(ew, paint(o.Color, verdictColor(verdictOf(r)), VerdictLine(r)))
 	return ew.err
+}
+
+// resultDetails writes the block of a result that did not pass (or, verbose, of
+// a passing one with notes): reason, what the vector checks, findings,
+// differences, stderr and the documentation of its codes.
+func resultDetails(ew io.Writer, res result.Result, o TextOptions) {
+	if res.Status == result.NotRun || (res.Status == result.Pass && (!o.Verbose || len(res.Findings) == 0)) {
+		return
+	}
+	fmt.Fprintf(ew, "\n--- %s %s (%s)\n", paint(o.Color, statusColor(res), string(res.Status)), res.ID, res.Level)
+	if res.Reason != "" {
+		fmt.Fprintf(ew, "    reason: %s\n", sanitize(res.Reason))
+	}
+	failing := res.Status != result.Pass && res.Status != result.XFail && res.Status != result.Skipped
+	if failing {
+		vectorLines(ew, res)
+	}
+	showDiffs := len(res.Differences) > 0 && (res.Status != result.XFail || o.Verbose)
+	for _, f := range res.Findings {
+		if showDiffs && isDifference(f.Code) {
+			continue // listed once, below, with the allowed ones
+		}
+		note := ""
+		if f.Status == "" {
+			note = "note "
+		}
+		fmt.Fprintf(ew, "    %s%s: %s\n", note, f.Code, sanitize(f.Message))
+	}
+	if showDiffs {
+		differences(ew, res, o.Verbose)
+	}
+	if res.Stderr != "" && res.Status != result.XFail {
+		fmt.Fprintf(ew, "    stderr (last %d bytes):\n%s", len(res.Stderr), indent(sanitize(res.Stderr), "      | "))
+	}
+	if see := docLinks(res); failing && see != "" {
+		fmt.Fprintf(ew, "    see: %s\n", see)
+	}
 }
 
 // Summary writes the counts: one line per level (required and recommended
@@ -151,8 +200,12 @@ func differences(w io.Writer, res result.Result, verbose bool) {
 		}
 	}
 	fmt.Fprintf(w, "    differences from %s (%s):\n", golden, counts)
+	render := compare.Render
+	if verbose {
+		render = compare.RenderWhole
+	}
 	for _, d := range shown {
-		fmt.Fprintf(w, "%s", indent(sanitize(compare.Render(d)), "      "))
+		fmt.Fprintf(w, "%s", indent(sanitize(render(d)), "      "))
 	}
 }
 
@@ -240,7 +293,7 @@ func VerdictLine(r *result.Report) string {
 		if selected == 1 {
 			noun = "vector"
 		}
-		verdict += fmt.Sprintf(" (%d %s selected by --filter; a partial run certifies nothing)", selected, noun)
+		verdict += fmt.Sprintf(" (%d %s selected; a partial run certifies nothing)", selected, noun)
 	}
 	if s := r.Shard; s != nil {
 		verdict += fmt.Sprintf(" (shard %d/%d: %d of %d vectors; a shard certifies nothing: 'conform report merge' the reports of all %d shards)", s.Index, s.Count, len(r.Results), s.Selected, s.Count)
@@ -264,34 +317,22 @@ func plural(n int, one, many string) string {
 }
 
 // Line writes the one-line form of a result: status, id, level, time.
-func Line(w io.Writer, res result.Result) {
+func Line(w io.Writer, res result.Result) { lineWith(w, res, "", false) }
+
+// lineWith is Line after prefix, with the status coloured when color is
+// set.
+func lineWith(w io.Writer, res result.Result, prefix string, color bool) {
 	lvl := ""
-	if res.Level != "required" {
+	if res.Level != result.LevelRequired {
 		lvl = " [" + res.Level + "]"
 	}
-	fmt.Fprintf(w, "%-16s %s%s (%d ms)\n", res.Status, res.ID, lvl, res.DurationMS)
+	st := fmt.Sprintf("%-16s", res.Status)
+	fmt.Fprintf(w, "%s%s %s%s (%d ms)\n", prefix, paint(color, statusColor(res), st), res.ID, lvl, res.DurationMS)
 }
 
 func indent(s, prefix string) string {
 	s = strings.TrimRight(s, "\n")
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
-}
-
-// sanitize replaces C0/C1 control characters other than LF and TAB, and
-// format characters (Cf: bidi overrides, zero-width characters), with
-// U+FFFD so IUT text cannot drive or disguise the terminal.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		// Control characters, and format characters such as the bidi
-		// overrides that would reorder the rest of a terminal line.
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) || unicode.Is(unicode.Cf, r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 func shellQuote(argv []string) string {

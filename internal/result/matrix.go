@@ -5,9 +5,11 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/suggest"
 )
 
 // MatrixInput is one implementation's report for one role and protocol
@@ -54,6 +56,40 @@ type MatrixImplementation struct {
 	// "implementation" text, which names the version ("an SDK 1.2.3
 	// (npm)"), or the command's base name.
 	Implementation string `json:"implementation"`
+	// Version, Language, Source and Issues are its reports'
+	// ([Implementation]): the first report that has one gives it; "" when
+	// none does.
+	Version  string `json:"version,omitempty"`
+	Language string `json:"language,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Issues   string `json:"issues,omitempty"`
+	// Trend is how the implementation did across its releases, oldest
+	// first, where recordings of several releases exist ([Matrix.SetTrend];
+	// conform matrix --trend); nil otherwise.
+	Trend []TrendPoint `json:"trend,omitempty"`
+}
+
+// TrendPoint is one recorded release of an implementation: a recording's
+// label, release date, suite role and version, verdict and counts (conform
+// record writes them; impl/claude-code-timeline keeps one per CLI release).
+type TrendPoint struct {
+	// Label names the release ("2.1.332"); Released is its date
+	// (YYYY-MM-DD, "" when unknown).
+	Label    string `json:"label"`
+	Released string `json:"released,omitempty"`
+	// Role and Version are the suite role and protocol version recorded.
+	Role    string `json:"role"`
+	Version int    `json:"version"`
+	// Verdict is the recorded run's verdict.
+	Verdict string `json:"verdict"`
+	// Passed, Failed, XFail, XPass and Informational count the recorded
+	// results as [Counts] does; NotRun counts those that did not run.
+	Passed        int `json:"passed"`
+	Failed        int `json:"failed"`
+	XFail         int `json:"xfail"`
+	XPass         int `json:"xpass"`
+	Informational int `json:"informational"`
+	NotRun        int `json:"not_run"`
 }
 
 // MatrixSection is the table of one role and protocol version.
@@ -88,6 +124,69 @@ type MatrixColumn struct {
 	Preflight *MatrixPreflight `json:"preflight,omitempty"`
 	// Problems counts the report's kit input errors.
 	Problems int `json:"problems,omitempty"`
+	// Causes groups the column's cells that did not pass with exact parity
+	// by what explains them ([MatrixCause]), in [CauseKinds] order, then
+	// by the number of vectors (most first), code and pointer.
+	Causes []MatrixCause `json:"causes,omitempty"`
+}
+
+// Kinds of [MatrixCause], in the order a page shows them.
+const (
+	// CauseFailed: required or recommended vectors that fail
+	// certification (and XPASS, INVALID).
+	CauseFailed = "failed"
+	// CauseXFail: required or recommended vectors the expected-failure
+	// list excuses (XFAIL).
+	CauseXFail = "xfail"
+	// CauseInformational: informational vectors that did not end as their
+	// golden file records; they never fail a run.
+	CauseInformational = "informational"
+	// CauseAllowed: vectors that passed conformance but whose bytes differ
+	// from the golden file where the protocol allows (exact parity only).
+	CauseAllowed = "allowed"
+)
+
+// CauseKinds lists the kinds of [MatrixCause] in page order.
+var CauseKinds = []string{CauseFailed, CauseXFail, CauseInformational, CauseAllowed}
+
+// MatrixCause is one cause among an implementation's results in a section:
+// the vectors one finding code (and, for a difference from the golden
+// summary, one JSON Pointer) explains. Each cell that did not pass has one
+// cause, its first most severe finding that is not a difference, else its
+// first normative difference, else its status; each allowed difference of
+// a PASS cell is a cause of kind "allowed". So 47 cells failing for three
+// reasons are three entries.
+type MatrixCause struct {
+	// Kind is one of [CauseKinds].
+	Kind string `json:"kind"`
+	// Code is the finding code or difference kind ("REPLY_MISSING",
+	// "MEMBER_ADDED"), or the cell's status when it has neither.
+	Code string `json:"code"`
+	// Pointer is the difference's JSON Pointer inside its frame ("" for a
+	// finding, or the whole frame).
+	Pointer string `json:"pointer,omitempty"`
+	// Status is the status the finding carries ("" for an allowed
+	// difference).
+	Status Status `json:"status,omitempty"`
+	// Message is the finding's message, or the rendered difference, of the
+	// first vector; Messages counts the distinct ones among the vectors.
+	Message  string `json:"message"`
+	Messages int    `json:"messages"`
+	// Reasons are the distinct expected-failure reasons of the vectors, in
+	// vector order.
+	Reasons []string `json:"reasons,omitempty"`
+	// Vectors are the vectors, in id order.
+	Vectors []CauseVector `json:"vectors"`
+	// Repro reruns them: "conform", the column's invocation, and one
+	// --filter that matches exactly these ids ("a" or "{a,b}").
+	Repro []string `json:"repro"`
+}
+
+// CauseVector is one vector of a [MatrixCause], with its cell's status.
+type CauseVector struct {
+	ID     string `json:"id"`
+	Level  string `json:"level"`
+	Status Status `json:"status"`
 }
 
 // MatrixPreflight is the cell of a preflight vector that failed, with the
@@ -133,9 +232,13 @@ func (c MatrixCell) Passed() bool { return c.Status == Pass && c.Parity == Parit
 // matrixName is the form of [MatrixInput.Name]: a label safe in any
 // printer's table without escaping. matrixRole is that of a role.
 var (
-	matrixName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
-	matrixRole = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	matrixName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
+	matrixRole  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+	releaseDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 )
+
+// verdicts are the verdict words of [Report.Verdict].
+var verdicts = []string{VerdictCertified, VerdictExcused, VerdictPartial, VerdictNotCertified, VerdictNothingPassed, VerdictInvalidInput, VerdictInterrupted}
 
 // BuildMatrix builds the matrix of inputs (in any order; the result does not
 // depend on the order of inputs that name different implementations or
@@ -170,13 +273,24 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 			return nil, kiterr.New(kiterr.ReportSuiteMismatch, "the report of %q was made with suite %s %s, the report of %q with %s %s: a matrix shows one suite",
 				in.Name, rep.Suite.Name, rep.Suite.Digest, inputs[0].Name, m.Suite.Name, m.Suite.Digest)
 		}
-		if j, ok := implOrder[in.Name]; ok {
+		j, ok := implOrder[in.Name]
+		if ok {
 			if got := m.Implementations[j].Implementation; got != rep.Implementation.Name {
 				return nil, kiterr.New(kiterr.Usage, "the name %q labels two implementations: %q and %q", in.Name, got, rep.Implementation.Name)
 			}
 		} else {
-			implOrder[in.Name] = len(m.Implementations)
+			j = len(m.Implementations)
+			implOrder[in.Name] = j
 			m.Implementations = append(m.Implementations, MatrixImplementation{Name: in.Name, Implementation: rep.Implementation.Name})
+		}
+		mi := &m.Implementations[j]
+		for _, f := range []struct {
+			field *string
+			value string
+		}{{&mi.Version, rep.Implementation.Version}, {&mi.Language, rep.Implementation.Language}, {&mi.Source, rep.Implementation.Source}, {&mi.Issues, rep.Implementation.Issues}} {
+			if *f.field == "" {
+				*f.field = f.value
+			}
 		}
 		k := key{rep.Suite.Role, rep.Suite.Version}
 		for _, prev := range bySection[k] {
@@ -245,7 +359,124 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 		}
 		sec.Rows = append(sec.Rows, row)
 	}
+	for i := range sec.Columns {
+		sec.Columns[i].Causes = causes(sec.Rows, i, sec.Columns[i].Invocation)
+	}
 	return sec, nil
+}
+
+// causeKind returns the kind of cause a cell of a vector of level is, or
+// "" when it has none (PASS with exact parity, NOT_RUN, no result).
+func causeKind(level string, c MatrixCell) string {
+	switch {
+	case c.Status == "" || c.Status == NotRun || c.Passed():
+		return ""
+	case c.Status == Pass:
+		return CauseAllowed
+	case c.Status == XFail:
+		return CauseXFail
+	case level == LevelInformational && c.Status != XPass && c.Status != Invalid:
+		return CauseInformational
+	}
+	return CauseFailed
+}
+
+// primaryCause returns what explains a cell that did not pass ([Cause]).
+func primaryCause(c MatrixCell) (code, pointer string, status Status, message string) {
+	return Cause(c.Status, c.Findings, c.Differences)
+}
+
+// Cause returns what explains a result of status st that did not pass, for
+// pages and compact reports that give one line per failure: its first
+// most severe finding that carries a status and is not a difference from
+// the golden summary (code, its status, its message), else its first
+// normative difference (kind, JSON Pointer, FAIL, the rendered
+// difference), else the status itself.
+func Cause(st Status, findings []Finding, differences []compare.Difference) (code, pointer string, status Status, message string) {
+	best := -1
+	for i, f := range findings {
+		if f.Status == "" || compare.IsKind(f.Code) {
+			continue
+		}
+		if best < 0 || Severity(f.Status) > Severity(findings[best].Status) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		f := findings[best]
+		return f.Code, "", f.Status, f.Message
+	}
+	for _, d := range differences {
+		if d.Normative {
+			line, _, _ := strings.Cut(compare.Render(d), "\n")
+			return d.Kind, d.Pointer, Fail, line
+		}
+	}
+	return string(st), "", st, ""
+}
+
+// causes groups the cells of column col by cause ([MatrixCause]).
+func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
+	type key struct{ kind, code, pointer string }
+	var order []key
+	groups := map[key]*MatrixCause{}
+	seen := map[key]map[string]bool{}
+	add := func(k key, status Status, message string, row MatrixRow, c MatrixCell) {
+		g, ok := groups[k]
+		if !ok {
+			g = &MatrixCause{Kind: k.kind, Code: k.code, Pointer: k.pointer, Status: status, Message: message}
+			groups[k], seen[k] = g, map[string]bool{}
+			order = append(order, k)
+		}
+		if n := len(g.Vectors); n > 0 && g.Vectors[n-1].ID == row.ID {
+			return // one entry per vector, whatever its number of such differences
+		}
+		g.Vectors = append(g.Vectors, CauseVector{ID: row.ID, Level: row.Level, Status: c.Status})
+		if !seen[k]["m"+message] {
+			seen[k]["m"+message] = true
+			g.Messages++
+		}
+		if c.Reason != "" && !seen[k]["r"+c.Reason] {
+			seen[k]["r"+c.Reason] = true
+			g.Reasons = append(g.Reasons, c.Reason)
+		}
+	}
+	for _, row := range rows {
+		c := row.Cells[col]
+		kind := causeKind(row.Level, c)
+		switch kind {
+		case "":
+			continue
+		case CauseAllowed:
+			for _, d := range c.Differences {
+				if !d.Normative {
+					line, _, _ := strings.Cut(compare.Render(d), "\n")
+					add(key{kind, d.Kind, d.Pointer}, "", line, row, c)
+				}
+			}
+			continue
+		}
+		code, pointer, status, message := primaryCause(c)
+		add(key{kind, code, pointer}, status, message, row, c)
+	}
+	out := make([]MatrixCause, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		ids := make([]string, len(g.Vectors))
+		for i, v := range g.Vectors {
+			ids[i] = v.ID
+		}
+		g.Repro = ReproAll(invocation, ids)
+		out = append(out, *g)
+	}
+	slices.SortStableFunc(out, func(a, b MatrixCause) int {
+		return cmp.Or(cmp.Compare(slices.Index(CauseKinds, a.Kind), slices.Index(CauseKinds, b.Kind)),
+			cmp.Compare(len(b.Vectors), len(a.Vectors)), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Pointer, b.Pointer))
+	})
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // cellOf keeps the stable part of res.
@@ -279,6 +510,20 @@ func invocationOf(rep *Report) []string {
 	return inv
 }
 
+// ReproAll is [Repro] for several vectors: one --filter that matches
+// exactly ids: the id itself for one, a doublestar alternation "{a,b,c}"
+// for more. Vector ids hold no glob character (their pattern in
+// schemas/vector.schema.json and schemas/report.schema.json).
+func ReproAll(invocation []string, ids []string) []string {
+	switch len(ids) {
+	case 0:
+		return nil
+	case 1:
+		return Repro(invocation, ids[0])
+	}
+	return Repro(invocation, "{"+strings.Join(ids, ",")+"}")
+}
+
 // Repro returns the argv that reruns one vector of the run that invocation
 // (conform's arguments, [Report.Invocation]) made: "conform", the
 // invocation, and "--filter" id before any "--" that starts the IUT
@@ -293,4 +538,39 @@ func Repro(invocation []string, id string) []string {
 	out = append(out, invocation[:at]...)
 	out = append(out, "--filter", id)
 	return append(out, invocation[at:]...)
+}
+
+// SetTrend sets the [MatrixImplementation.Trend] of the implementation
+// named name to points, sorted by release date, then label (a point
+// without a date sorts first). Errors: USAGE when no implementation of m
+// has that name, or a point's label is not of the form of a name, its date
+// not YYYY-MM-DD, its verdict not a verdict or its role not a role name
+// (printers put them in tables as they are).
+func (m *Matrix) SetTrend(name string, points []TrendPoint) error {
+	i := slices.IndexFunc(m.Implementations, func(mi MatrixImplementation) bool { return mi.Name == name })
+	if i < 0 {
+		names := make([]string, len(m.Implementations))
+		for j, mi := range m.Implementations {
+			names[j] = mi.Name
+		}
+		return kiterr.New(kiterr.Usage, "no implementation of the matrix is named %q%s", name, suggest.Phrase(name, names))
+	}
+	for _, p := range points {
+		switch {
+		case !matrixName.MatchString(p.Label):
+			return kiterr.New(kiterr.Usage, "release label %q in the trend of %q: want letters, digits, '.', '_', '+' or '-' (at most 64)", p.Label, name)
+		case p.Released != "" && !releaseDate.MatchString(p.Released):
+			return kiterr.New(kiterr.Usage, "release %s of %q: date %q is not YYYY-MM-DD", p.Label, name, p.Released)
+		case !slices.Contains(verdicts, p.Verdict):
+			return kiterr.New(kiterr.Usage, "release %s of %q: %q is not a verdict", p.Label, name, p.Verdict)
+		case !matrixRole.MatchString(p.Role) || p.Version < 1:
+			return kiterr.New(kiterr.Usage, "release %s of %q: role %q, version %d is not a suite role and version", p.Label, name, p.Role, p.Version)
+		}
+	}
+	points = slices.Clone(points)
+	slices.SortStableFunc(points, func(a, b TrendPoint) int {
+		return cmp.Or(cmp.Compare(a.Released, b.Released), cmp.Compare(a.Label, b.Label))
+	})
+	m.Implementations[i].Trend = points
+	return nil
 }

@@ -61,8 +61,7 @@ const (
 
 // Severity orders the statuses a vector can get from its findings: CRASH
 // 6, TIMEOUT 5, PROTOCOL_ERROR 4, SCHEMA_VIOLATION 3, FAIL 2, and 0 for
-// PASS, a note ("") and every other status. A vector's status is the most
-// severe status among its findings (PASS when none has one).
+// PASS, a note ("") and every other status. [Judge] applies it.
 func Severity(s Status) int {
 	switch s {
 	case Crash:
@@ -78,6 +77,70 @@ func Severity(s Status) int {
 	}
 	return 0
 }
+
+// Judge is the one rule that gives a vector that ran its status from its
+// findings (README "Verdicts" states it; the runner, the report reader and
+// every printer apply it through this function):
+//
+//   - On an informational vector, a finding of status PROTOCOL_ERROR or
+//     SCHEMA_VIOLATION records the implementation-defined corner the vector
+//     observes (a non-string request_id echoed, a second reply): it becomes
+//     a note (status ""), and the returned findings say so.
+//   - The status is then the most severe status among the findings
+//     ([Severity]: CRASH > TIMEOUT > PROTOCOL_ERROR > SCHEMA_VIOLATION >
+//     FAIL), and PASS when none carries one. A finding without a status is
+//     a note and never changes the status.
+//
+// The findings are returned in their order; the slice is a copy when a
+// status was cleared, so the caller's is never changed. Expected failures
+// (XFAIL, XPASS), INVALID and NOT_RUN are decided apart from it.
+func Judge(level string, findings []Finding) (Status, []Finding) {
+	if level == LevelInformational {
+		copied := false
+		for i, f := range findings {
+			if f.Status == ProtocolError || f.Status == SchemaViolation {
+				if !copied {
+					findings = append([]Finding(nil), findings...)
+					copied = true
+				}
+				findings[i].Status = ""
+			}
+		}
+	}
+	st := Pass
+	for _, f := range findings {
+		if Severity(f.Status) > Severity(st) {
+			st = f.Status
+		}
+	}
+	return st, findings
+}
+
+// StatusFollows reports whether r's status is the one [Judge] gives its
+// findings: PASS, FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, TIMEOUT and CRASH
+// must equal it; XFAIL needs findings that do not pass (the expected
+// failure failed) and XPASS findings that do (it passed); NOT_RUN and
+// INVALID are decided apart. A saved report whose results break the rule
+// was not made by the runner (runner.ReadReport refuses it).
+func StatusFollows(r Result) bool {
+	st, _ := Judge(r.Level, r.Findings)
+	switch r.Status {
+	case NotRun, Invalid:
+		return true
+	case XFail:
+		return st != Pass
+	case XPass:
+		return st == Pass
+	}
+	return st == r.Status
+}
+
+// Levels of a vector (schemas/vector.schema.json "level").
+const (
+	LevelRequired      = "required"
+	LevelRecommended   = "recommended"
+	LevelInformational = "informational"
+)
 
 // Finding codes: what the runner saw, as data. Codes are public API.
 const (
@@ -323,6 +386,16 @@ type SuiteInfo struct {
 type Implementation struct {
 	Name    string   `json:"name"`
 	Command []string `json:"command"`
+	// Version, Language, Source and Issues describe the implementation
+	// for people (conform matrix shows them on its page): its version
+	// ("0.3.332"), the language it is written in ("TypeScript"), and the
+	// URLs of its source and of its issue tracker. conform run copies them
+	// from the profile (profile.json "version", "language", "source",
+	// "issues"); "" when unknown.
+	Version  string `json:"version,omitempty"`
+	Language string `json:"language,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Issues   string `json:"issues,omitempty"`
 }
 
 // Problem is a kit input error reported with the run (exit 2).

@@ -1,0 +1,91 @@
+package profile_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/profile"
+	"github.com/conform-kit/conform/internal/schema"
+)
+
+// TestSchemaMembers: schemas/profile.schema.json documents exactly the
+// members Load reads (the JSON names of Profile's fields), so the schema,
+// the loader and the docs that point at the schema cannot drift apart.
+func TestSchemaMembers(t *testing.T) {
+	t.Parallel()
+	data, err := fs.ReadFile(conform.Suite(), profile.SchemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var inSchema []string
+	for k := range doc.Properties {
+		inSchema = append(inSchema, k)
+	}
+	var inGo []string
+	typ := reflect.TypeFor[profile.Profile]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			inGo = append(inGo, name)
+		}
+	}
+	slices.Sort(inSchema)
+	slices.Sort(inGo)
+	if diff := cmp.Diff(inGo, inSchema); diff != "" {
+		t.Errorf("profile members (-profile.Profile +%s):\n%s", profile.SchemaFile, diff)
+	}
+	if diff := cmp.Diff([]string{"name", "command"}, doc.Required); diff != "" {
+		t.Errorf("required members (-Load +schema):\n%s", diff)
+	}
+}
+
+// TestProfilesValidate: every profile in the repository (impl/*/) follows
+// the schema and loads.
+func TestProfilesValidate(t *testing.T) {
+	t.Parallel()
+	sch, err := schema.NewSet(conform.Suite()).Compile(profile.SchemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join("..", "..", "impl", "*", profile.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 5 {
+		t.Fatalf("found %d profiles under impl/, want the repository's", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := canon.Parse(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if viol := sch.Validate(v); len(viol) > 0 {
+			t.Errorf("%s does not follow %s: %v", f, profile.SchemaFile, viol)
+		}
+		if _, err := profile.Load(filepath.Dir(f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
