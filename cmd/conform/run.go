@@ -262,6 +262,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
+	if *jsonOut != "" {
+		if _, err := reportTarget("--json-out", *jsonOut); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	defer tuneRunGC()()
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
@@ -369,7 +374,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// a log (CI) a progress line every --progress.
 	var stopProgress func()
 	if isTerminal(stderr) {
-		stopProgress = terminalProgress(stdout, stderr, *out, &cfg)
+		stopProgress = terminalProgress(stdout, stderr, strings.TrimPrefix(*out, "-"), &cfg)
 	} else {
 		stopProgress = watch(ctx, stderr, *progressEvery, &cfg)
 	}
@@ -383,7 +388,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep.Invocation = runInvocation(fl)
 	if *jsonOut != "" {
-		if err := writeJSONReport(*jsonOut, rep); err != nil {
+		if err := writeJSONReport(*jsonOut, stdout, rep); err != nil {
 			return fail(stderr, err)
 		}
 	}
@@ -426,9 +431,10 @@ func runInvocation(fl *flag.FlagSet) []string {
 	return inv
 }
 
-// writeJSONReport writes rep as JSON to path. Errors: IO.
-func writeJSONReport(path string, rep *runner.Report) error {
-	if err := writeAtomic(path, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
+// writeJSONReport writes rep as JSON to path, as --out is written
+// ([reportTarget]). Errors: IO.
+func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
+	if err := writeReport("--json-out", path, stdout, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
 		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
 	}
 	return nil
