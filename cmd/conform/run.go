@@ -157,15 +157,16 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 }
 
 // applyProfileExpect is [applyProfile] plus the profile's expected-failure
-// list (Profile.ExpectFailPath), as parity, matrix and record use a
-// profile. Errors: those of applyProfile and profile.ReadExpectFail.
+// list (Profile.ExpectFailures, read inside the profile's folder), as
+// parity, matrix and record use a profile. Errors: those of applyProfile
+// and EXPECT_FILE_INVALID.
 func applyProfileExpect(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Profile, error) {
 	p, err := applyProfile(cfg, dir, keepTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if ef := p.ExpectFailPath(); ef != "" {
-		if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
+	if p.ExpectFail != "" {
+		if cfg.ExpectFail, err = p.ExpectFailures(); err != nil {
 			return nil, err
 		}
 	}
@@ -322,8 +323,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, err)
 		}
-		if expectPath == "" {
-			expectPath = p.ExpectFailPath()
+		if expectPath == "" && p.ExpectFail != "" {
+			// The profile's own list is read inside its folder only.
+			if cfg.ExpectFail, err = p.ExpectFailures(); err != nil {
+				return fail(stderr, err)
+			}
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
