@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -81,7 +82,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			}
 			continue
 		}
-		data, err := os.ReadFile(p)
+		golden := strings.Contains(filepath.ToSlash(p), "golden/")
+		data, err := readBounded(p, golden)
 		if err != nil {
 			fmt.Fprintf(out, "INVALID %s: %v\n", p, err)
 			bad++
@@ -89,7 +91,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		var probs []string
 		switch {
-		case strings.Contains(filepath.ToSlash(p), "golden/"):
+		case golden:
 			if err := runner.CheckGolden(data); err != nil {
 				probs = []string{err.Error()}
 			}
@@ -152,6 +154,36 @@ func validateRecording(ctx context.Context, s *runner.Suite, version int, path s
 	fmt.Fprintf(out, "%s %s: %d frames, %d control (%d requests, %d replies, %d cancels); %d replies matched, %d checked against ReplyBySubtype; %d failed, %d notes\n",
 		verdict, path, st.Frames, st.Control, st.Requests, st.Replies, st.Cancels, st.Matched, st.BodiesChecked, st.Failed, st.Notes)
 	return st.Failed == 0, nil
+}
+
+// readBounded reads a vector file, or a golden file when golden is set,
+// for validate: at most suite.MaxVectorFile (16 MiB) or
+// suite.MaxGoldenFile (64 MiB) bytes, the bounds a run reads them with. A
+// regular file over the bound is refused by its size, unread; anything
+// else (a pipe, a device) is read up to the bound and refused past it. A
+// recording (*.jsonl) is streamed instead and has no such bound. Errors:
+// the file cannot be opened or read, or VECTOR_TOO_LARGE, GOLDEN_INVALID.
+func readBounded(path string, golden bool) ([]byte, error) {
+	limit, code, what := int64(suite.MaxVectorFile), kiterr.VectorTooLarge, "a vector file"
+	if golden {
+		limit, code, what = suite.MaxGoldenFile, kiterr.GoldenInvalid, "a golden file"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, kiterr.New(code, "%d bytes, over the %d bytes %s may have (not read; a recording is named *.jsonl and streamed)", st.Size(), limit, what)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, kiterr.New(code, "over the %d bytes %s may have (read no further; a recording is named *.jsonl and streamed)", limit, what)
+	}
+	return data, nil
 }
 
 func validateVectorFile(s *runner.Suite, version int, data []byte) ([]string, error) {
