@@ -361,9 +361,15 @@ func TestAcceptance(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.fake+"/"+tc.role+"/v"+string(rune('0'+tc.version)), func(t *testing.T) {
 			t.Parallel()
-			rep, err := runner.Run(context.Background(), acceptConfig(t, tc.fake, tc.role, tc.version, tc.vectors...))
+			cfg := acceptConfig(t, tc.fake, tc.role, tc.version, tc.vectors...)
+			rep, err := runner.Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// What merge re-checks holds for every report a run makes,
+			// allowed differences included.
+			if err := runner.CheckReport(cfg.Suite, rep); err != nil {
+				t.Errorf("CheckReport: %v", err)
 			}
 			for _, r := range rep.Results {
 				switch {

@@ -229,6 +229,10 @@ func TestZoo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// What merge re-checks holds for every report a run makes.
+			if err := runner.CheckReport(cfg.Suite, rep); err != nil {
+				t.Errorf("CheckReport: %v", err)
+			}
 			// A hang guard, not a speed claim: every vector is bounded by
 			// timeout + grace + kill-after, plus a wide margin for a noisy
 			// 2-core machine (the stderr flood alone moves 1 GiB).
