@@ -73,6 +73,13 @@ type outcome struct {
 	// lists the awaited replies that came only after stdin closed.
 	early int
 	late  []string
+	// Fail fast for protocol-broken IUTs (failfast.go): accepted counts
+	// the lines read as frames of a known type (control or passed over);
+	// matched and unsolicited count the replies whose request_id names a
+	// request sent, and those naming none (unsolicitedID: the first such
+	// id, canonical).
+	accepted, matched, unsolicited int
+	unsolicitedID                  string
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -676,12 +683,14 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 	}
 	typ, _ := obj["type"].(string)
 	if p.passOver[typ] {
+		o.accepted++
 		return nil
 	}
 	if !p.control[typ] {
 		o.add(FindingFrameTypeUnknown, ProtocolError, "frame type %q is neither a control frame nor passed over by the suite: %s", typ, quote(ln.Data))
 		return nil
 	}
+	o.accepted++
 	for _, vi := range p.root.Validate(v) {
 		o.add(FindingFrameSchema, SchemaViolation, "%s: %s", p.ver.Schema, vi)
 	}
@@ -698,12 +707,16 @@ func (p *plan) frame(o *outcome, ln proc.Line, sent map[string]*request) any {
 	switch {
 	case req == nil:
 		o.add(FindingReplyUnsolicited, ProtocolError, "reply to request_id %s, which was never sent", k)
+		if o.unsolicited++; o.unsolicitedID == "" {
+			o.unsolicitedID = k
+		}
 		return v
 	case req.replies > 0:
 		o.add(FindingReplyDuplicate, ProtocolError, "second reply to request_id %s", k)
 	}
 	req.replies++
 	o.responses++
+	o.matched++
 	if req.first == 0 {
 		req.first = o.responses
 	}

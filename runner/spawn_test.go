@@ -185,6 +185,10 @@ func TestFailFast(t *testing.T) {
 		{"silent", "silent", false, runner.FindingIUTSilent},
 		{"replies only once stdin closes", "buffered", false, runner.FindingIUTRepliesAfterStdinClosed},
 		{"exits at once", "zoo-exit-at-once", false, runner.FindingIUTExitedAtStart},
+		// Protocol-broken IUTs (issue 22): before, each ran every vector
+		// (300 s and more for the v1 agent suite at the default timeout).
+		{"every line rejected", "dupkey", false, runner.FindingIUTLinesRejected},
+		{"replies never match the ids sent", "idnumber", false, runner.FindingIUTRepliesUnmatched},
 		{"host probes the version only", "spawn-host-version-only", true, runner.FindingAgentNotStarted},
 		{"host hangs", "spawn-host-hang", true, runner.FindingAgentNotStarted},
 	}
