@@ -336,7 +336,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	// killed; reuse turns false when the sweep finds a process it cannot
 	// attribute (see iutDirs).
 	reuse := true
-	defer func() { p.dirs.put(dir, reuse) }()
+	defer func() {
+		if err := p.dirs.put(dir, reuse); err != nil {
+			o.add(FindingIUTDirLeft, "", "%v", err)
+		}
+	}()
 
 	env := p.env(home)
 	// The suite version under test: an IUT that speaks several versions
