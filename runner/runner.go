@@ -159,6 +159,19 @@ type Config struct {
 	// report). See README "Environment hygiene and untrusted IUTs".
 	Isolate *Isolation
 
+	// MaxProcs is the most processes and threads one IUT may have at once
+	// (default proc.DefaultProcs, 1024): a pids cgroup limit where the
+	// system offers a pids controller, a count every 50 ms otherwise; an
+	// IUT that reaches it is killed (PROCESS_LIMIT). Where conform itself
+	// runs under a pids limit, each IUT gets at most an even share of what
+	// it leaves (README "Containment").
+	MaxProcs int
+	// MaxMemory, when positive, is the most bytes of memory one IUT may
+	// use (a memory cgroup limit; MEMORY_LIMIT when the kernel kills a
+	// process of it there). USAGE when the system offers no memory
+	// controller.
+	MaxMemory int64
+
 	// Exact makes exact parity decide: any byte difference from the golden
 	// summary fails the vector (GOLDEN_MISMATCH), as the ports' parity gates
 	// require. By default conformance decides and a difference the protocol
@@ -278,6 +291,10 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	p := &plan{cfg: cfg, ver: ver, dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
 		control: set(ver.ControlTypes), passOver: set(ver.PassOver)}
+	if err := checkLimits(cfg, p.procs); err != nil {
+		p.close()
+		return nil, err
+	}
 	if p.root, p.bySubtype, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}

@@ -385,6 +385,7 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.
 		Token: token, Isolate: p.cfg.Isolate, Pool: p.procs,
+		Limits: p.limits(), Home: home,
 	}, input)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(p.cfg.Command, " "))
@@ -505,6 +506,7 @@ wait:
 		}
 	}
 	o.exit = <-stopped
+	exhausted(o, pr.Exhaustion())
 	if left := pr.Leftovers(); left.Count > 0 {
 		// Every process of the IUT must end with it, in every mode.
 		o.add(FindingProcessSurvived, Fail, "%d process(es) of the IUT outlived its main process and were killed%s",

@@ -9,11 +9,14 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/conform-kit/conform/internal/proc"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"conform": func() {
+			_ = proc.BecomeSubreaper() // as main does
 			ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 			code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 			stop()

@@ -20,6 +20,7 @@ import (
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/suite"
@@ -233,6 +234,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
+	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; README \"Containment\"); more is PROCESS_LIMIT")
+	var maxMemory byteSize
+	fl.Var(&maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
@@ -255,6 +259,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxVector <= 0 {
 		return usageError(stderr, "run", "--max-vector-bytes must be positive")
+	}
+	if *maxProcs <= 0 {
+		return usageError(stderr, "run", "--max-procs must be positive")
 	}
 	if *progressEvery < 0 {
 		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
@@ -295,7 +302,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
-		NoFailFast: *noFailFast,
+		NoFailFast: *noFailFast, MaxProcs: *maxProcs, MaxMemory: int64(maxMemory),
 	}
 	if *isolate {
 		iso, msg := isolation(*isolateUser)
@@ -494,6 +501,31 @@ func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, std
 		return "--max-line, --stderr-max and --max-frames must be positive"
 	}
 	return ""
+}
+
+// byteSize is a flag value in bytes: a number, or a number with one of
+// the suffixes KiB, MiB, GiB (powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(v string) error {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = n, u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a positive number of bytes (such as 536870912 or 512MiB)", v)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).
