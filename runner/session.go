@@ -406,7 +406,7 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 			}
 			return
 		}
-		if o.overBudget {
+		if o.overBudget || !sum.admit(o, ln.Data, p.cfg.MaxVectorBytes) {
 			return
 		}
 		if f := p.frame(o, ln, sent); f != nil {
@@ -832,8 +832,10 @@ type summarizer struct {
 	matched []bool
 	// frames are the canonical bytes of the normalized frames kept.
 	frames []string
-	// kept is the sum of their lengths; room is the most it may reach.
-	kept, room int
+	// kept is the sum of their lengths and of their work (see admit);
+	// room is the most it may reach. work is that of the line admitted
+	// last.
+	kept, room, work int
 	// mismatches holds the first MaxFindings NORMALIZE_FORMAT messages,
 	// moreMismatches counts the rest; both become findings at the end, in
 	// the place they always had.
@@ -866,13 +868,15 @@ func (s *summarizer) add(o *outcome, f any, budget int) {
 		}
 		return
 	}
-	if s.kept+len(c) > s.room {
+	// A kept frame costs its bytes and the work its values take when the
+	// summary is compared (admit, work.go).
+	if s.kept+len(c)+s.work > s.room {
 		o.overBudget = true
 		o.add(FindingBudgetExceeded, ProtocolError, "the IUT wrote more control frames than one vector may keep: with this frame (%d bytes normalized) they would take %d bytes, over the %d the budget of %d bytes (--max-vector-bytes) leaves after the stderr tail and the findings; the IUT was stopped and the frames after it were not judged",
-			len(c), s.kept+len(c), s.room, budget)
+			len(c), s.kept+len(c)+s.work, s.room, budget)
 		return
 	}
-	s.kept += len(c)
+	s.kept += len(c) + s.work
 	s.frames = append(s.frames, string(c))
 }
 

@@ -50,7 +50,9 @@ type Config struct {
 	// MaxLine is the largest stdout line delivered, in bytes, without its LF.
 	// A longer line is reported with Err [ErrLineTooLong] and discarded.
 	// Zero means 1 MiB. Lines are read ahead of [Proc.Lines]'s reader up
-	// to 16 MiB of lines this long (at least 4 lines, at most 64).
+	// to 16 MiB of lines this long (at least one line, at most 64), so the
+	// lines held at once are at most max(16 MiB, MaxLine) queued, the line
+	// being read and the line the reader holds.
 	MaxLine int
 	// StderrMax is how many bytes of stderr are kept (the last ones). Zero
 	// means 64 KiB.
@@ -244,12 +246,13 @@ type Leftovers struct {
 
 // readAheadBytes bounds the stdout lines read ahead of the caller: the
 // line queue holds at most this many bytes of lines of MaxLine bytes (at
-// least 4 lines, at most 64).
+// least one line, at most 64). Before issue 22 it held at least 4 lines:
+// 256 MiB with --max-line 64 MiB.
 const readAheadBytes = 16 << 20
 
 // readAhead is how many lines of at most maxLine bytes the queue holds.
 func readAhead(maxLine int) int {
-	return min(64, max(4, readAheadBytes/max(maxLine, 1)))
+	return min(64, max(1, readAheadBytes/max(maxLine, 1)))
 }
 
 // Proc is a running IUT.

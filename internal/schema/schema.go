@@ -69,7 +69,7 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		}
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
 	}
-	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English)}
+	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English), at: &locations{}}
 	s.cache[loc] = sch
 	return sch, nil
 }
@@ -83,6 +83,8 @@ type Schema struct {
 	// error trees (see fastNode); "invalid" is always the library's.
 	fast    *fastNode
 	printer *message.Printer
+	// at caches the subschemas found at instance locations (Declares).
+	at *locations
 }
 
 // Violation is one leaf failure of a validation: where in the instance, which
