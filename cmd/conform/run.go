@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "validate":
-		return cmdValidate(ctx, rest, stdout, stderr)
+		return cmdValidate(ctx, rest, stdin, stdout, stderr)
 	case "golden":
 		return cmdGolden(ctx, rest, stdout, stderr)
 	case "parity":

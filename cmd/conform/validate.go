@@ -35,13 +35,14 @@ func tuneGC() {
 // message vector against its definition, every session vector's golden
 // file, and definition coverage (each $defs entry named by a valid message
 // vector). With paths (files or doublestar globs) it checks each file by
-// kind: *.jsonl is a recording, streamed and checked like what an IUT
+// kind: *.jsonl (or "-", standard input) is a recording, streamed and
+// checked like what an IUT
 // writes in a run, replies matched to their requests
 // (runner.ValidateRecording); a file under a golden/ folder must be
 // canonical; anything else is a vector file.
 // Exit 0 when everything is valid, 1 when a check fails, 2 for bad input,
 // 3 when a file cannot be read.
-func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
@@ -63,16 +64,29 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if fl.NArg() == 0 {
 		return validateSuite(s, stdout, stderr)
 	}
-	paths, err := expandPaths(fl.Args())
-	if err != nil {
-		return fail(stderr, err)
+	// "-" is a recording on standard input, streamed as a *.jsonl file is.
+	var paths []string
+	for _, a := range fl.Args() {
+		if a == "-" {
+			paths = append(paths, a)
+			continue
+		}
+		more, err := expandPaths([]string{a})
+		if err != nil {
+			return fail(stderr, err)
+		}
+		paths = append(paths, more...)
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	bad := 0
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".jsonl") {
-			ok, err := validateRecording(ctx, s, *version, p, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
+		if strings.HasSuffix(p, ".jsonl") || p == "-" {
+			var in io.Reader
+			if p == "-" {
+				in = stdin
+			}
+			ok, err := validateRecording(ctx, s, *version, p, in, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
 			if err != nil {
 				out.Flush()
 				return fail(stderr, err)
@@ -126,14 +140,17 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // failure, "NOTE    path: ..." for a note), then one line with the counts,
 // starting "ok" when nothing failed. It reports whether nothing failed;
 // its error is a kit failure (IO, INTERRUPTED, ...).
-func validateRecording(ctx context.Context, s *runner.Suite, version int, path string, opt runner.RecordingOptions, out io.Writer) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(out, "INVALID %s: %v\n", path, err)
-		return false, nil
+func validateRecording(ctx context.Context, s *runner.Suite, version int, path string, in io.Reader, opt runner.RecordingOptions, out io.Writer) (bool, error) {
+	if in == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(out, "INVALID %s: %v\n", path, err)
+			return false, nil
+		}
+		defer f.Close()
+		in = f
 	}
-	defer f.Close()
-	st, err := runner.ValidateRecording(ctx, s, version, f, opt, func(lf runner.LineFinding) {
+	st, err := runner.ValidateRecording(ctx, s, version, in, opt, func(lf runner.LineFinding) {
 		word := "INVALID"
 		if lf.Status == "" {
 			word = "NOTE   "
