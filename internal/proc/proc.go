@@ -19,6 +19,11 @@
 //   - Windows (proc_windows.go): a Job Object that holds the whole process
 //     tree and is terminated as one.
 //
+// On Linux each IUT also has limits ([Limits], limits_linux.go): a number
+// of processes and threads (a pids cgroup v2 or v1, else a watch) and,
+// opt-in, of memory; and an isolated IUT gets temporary directories of
+// its own (tmp_linux.go).
+//
 // [Proc.Stop] ends the IUT in one sequence on every system: close stdin,
 // wait a grace period for the main process and every other process of the
 // IUT to end, then ask them to end (SIGTERM where the system has it), then
