@@ -109,9 +109,13 @@ type Config struct {
 	// everything the runner keeps of it while it runs. The stderr tail
 	// (StderrMax) and the findings (at most MaxFindings of
 	// MaxFindingBytes, and the truncation notes) are set aside first; the
-	// control frames kept for the summary, as normalized canonical bytes,
-	// get the rest. A frame that does not fit ends the vector:
-	// VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is stopped.
+	// control frames kept for the summary, as normalized canonical bytes
+	// with the work of comparing them (2 KiB for each JSON value), get the
+	// rest, and a line is decoded only when its bytes and that work fit in
+	// what is left (work.go). A line or frame that does not fit ends the
+	// vector: VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is
+	// stopped. One vector so holds at most 2 x MaxVectorBytes + 16 MiB +
+	// 3 x MaxLine (README "Bounds").
 	// What the result reports is bounded apart from it (MaxExcerptBytes,
 	// MaxDifferences, MaxValueBytes). The budget must leave room for
 	// frames (USAGE otherwise).
