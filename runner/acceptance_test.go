@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,10 +163,50 @@ var mutations = map[string]mutation{
 		slices.Reverse(lines)
 		return lines
 	}},
+	// Issue 22's coverage holes: both were certified in every role and
+	// version they apply to before a vector sent such an id or echoed
+	// such an input.
+	"digit-id-as-number": {frame: func(r, _ map[string]any) map[string]any {
+		if id, ok := inner(r)["request_id"].(string); ok {
+			if n, err := strconv.Atoi(id); err == nil && strings.Trim(id, "0123456789") == "" {
+				inner(r)["request_id"] = n
+			}
+		}
+		return r
+	}},
+	"rewrite-uuid-input": {frame: func(r, _ map[string]any) map[string]any {
+		if in, ok := body(r)["updatedInput"].(map[string]any); ok {
+			body(r)["updatedInput"] = rewriteUUIDs(in)
+		}
+		return r
+	}},
 	"release-before-hold": {batch: func(lines [][]byte) [][]byte {
 		slices.Reverse(lines)
 		return lines
 	}},
+}
+
+// uuidRE matches a UUID in its canonical text form.
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// rewriteUUIDs replaces every string that is a UUID, at any depth, by
+// another UUID, as a host that regenerates ids it takes for its own does.
+func rewriteUUIDs(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = rewriteUUIDs(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = rewriteUUIDs(e)
+		}
+	case string:
+		if uuidRE.MatchString(x) {
+			return "00000000-0000-4000-8000-000000000000"
+		}
+	}
+	return v
 }
 
 // handler is one of the reference implementations, as a line handler.
@@ -352,6 +394,11 @@ func TestAcceptance(t *testing.T) {
 		{"reader-64k", "agent", 1, []string{"large-frame-initialize"}, false, runner.FindingExitEarly},
 		{"reader-64k", "host", 1, []string{"host-large-frame-echo"}, false, runner.FindingExitEarly},
 		{"deny-after-cancel", "host", 1, []string{"host-cancel-pending"}, false, runner.FindingFrameAdded},
+		{"digit-id-as-number", "agent", 1, []string{"request-id-digit-string"}, false, runner.FindingReplyUnsolicited},
+		{"digit-id-as-number", "agent", 2, []string{"v2-request-id-digit-string"}, false, runner.FindingReplyUnsolicited},
+		{"digit-id-as-number", "host", 1, []string{"host-request-id-digit-string"}, false, runner.FindingReplyUnsolicited},
+		{"digit-id-as-number", "host", 2, []string{"v2-host-request-id-digit-string"}, false, runner.FindingReplyUnsolicited},
+		{"rewrite-uuid-input", "host", 2, []string{"v2-host-can-use-tool-echo-uuid"}, false, runner.FindingValueChanged},
 		{"mcp-empty-input", "host", 2, []string{"v2-host-can-use-tool-mcp-tool"}, false, runner.FindingMemberAbsent},
 		{"drop-empty-input", "host", 2, []string{"v2-host-can-use-tool-allow-empty-input"}, false, runner.FindingReplyBodySchema},
 		{"cancel-newest-first", "host", 2, []string{"v2-host-pending-at-end-oldest-first"}, false, runner.FindingReplyOrder},
@@ -361,9 +408,15 @@ func TestAcceptance(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.fake+"/"+tc.role+"/v"+string(rune('0'+tc.version)), func(t *testing.T) {
 			t.Parallel()
-			rep, err := runner.Run(context.Background(), acceptConfig(t, tc.fake, tc.role, tc.version, tc.vectors...))
+			cfg := acceptConfig(t, tc.fake, tc.role, tc.version, tc.vectors...)
+			rep, err := runner.Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// What merge re-checks holds for every report a run makes,
+			// allowed differences included.
+			if err := runner.CheckReport(cfg.Suite, rep); err != nil {
+				t.Errorf("CheckReport: %v", err)
 			}
 			for _, r := range rep.Results {
 				switch {

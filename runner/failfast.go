@@ -28,6 +28,16 @@ const (
 	// vector: its stdout is buffered, and every vector would wait the
 	// whole timeout.
 	FindingIUTRepliesAfterStdinClosed = "IUT_REPLIES_AFTER_STDIN_CLOSED"
+	// FindingIUTLinesRejected: the IUT wrote lines, and not one of them
+	// could be read as a frame of a known type (not JSON, a duplicate
+	// member, an inexact number, not an object, an unknown type, too
+	// long), on every probe vector: it does not speak the framing.
+	FindingIUTLinesRejected = "IUT_LINES_REJECTED"
+	// FindingIUTRepliesUnmatched: the IUT replied, and not one reply named
+	// a request_id that was sent (a string id echoed as a number, an id of
+	// its own), on every probe vector: every vector would wait out the
+	// timeout for replies that never match.
+	FindingIUTRepliesUnmatched = "IUT_REPLIES_UNMATCHED"
 )
 
 // probeCount is how many vectors fail fast runs first.
@@ -117,6 +127,8 @@ var causeText = map[string]string{
 	FindingHostSilent:       "the host starts the agent but answers none of its requests",
 	FindingIUTRepliesAfterStdinClosed: "the IUT answers only once stdin closes: nothing came while it was open, so every vector would wait the whole timeout; " +
 		"flush stdout after each line",
+	FindingIUTLinesRejected:    "the IUT's lines are all rejected: not one could be read as a frame, so no vector can pass",
+	FindingIUTRepliesUnmatched: "the IUT's replies never match the requests: not one names a request_id that was sent (compared as canonical JSON: \"1\" and 1 differ), so every vector would wait the whole timeout",
 }
 
 // probes returns the indexes in p.vectors of the probe vectors.
@@ -178,6 +190,9 @@ func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
 			}
 		}
 	}
+	if code, msg := protocolBroken(r, o); code != "" {
+		return code, msg
+	}
 	if o == nil || o.awaited == 0 || o.lines > 0 {
 		return "", ""
 	}
@@ -208,4 +223,40 @@ func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
 		return FindingIUTSilent, f.Message
 	}
 	return "", ""
+}
+
+// protocolBroken returns the fail-fast cause of a probe that failed on
+// which the IUT took part but broke the protocol throughout: it wrote
+// lines and not one was read as a frame (IUT_LINES_REJECTED), or it
+// replied and not one reply named a request that was sent
+// (IUT_REPLIES_UNMATCHED); "" otherwise.
+func protocolBroken(r Result, o *outcome) (code, msg string) {
+	if o == nil || o.awaited == 0 || Severity(r.Status) == 0 {
+		return "", ""
+	}
+	switch {
+	case o.lines > 0 && o.accepted == 0:
+		return FindingIUTLinesRejected, fmt.Sprintf("none of its %d line(s) was read as a frame (%s)", o.lines, firstFinding(r))
+	case o.unsolicited > 0 && o.matched == 0:
+		var sent []string
+		if o.vector != nil {
+			for _, id := range o.vector.Expect.Replies {
+				sent = append(sent, envelope.Key(id))
+			}
+		}
+		return FindingIUTRepliesUnmatched, fmt.Sprintf("its %d repl(ies) named ids no request sent carries (the first: %s), none an id it was sent (%s)",
+			o.unsolicited, o.unsolicitedID, strings.Join(sent, ", "))
+	}
+	return "", ""
+}
+
+// firstFinding is "CODE: message" of r's first finding that has a status,
+// or "".
+func firstFinding(r Result) string {
+	for _, f := range r.Findings {
+		if f.Status != "" {
+			return clip(f.Code + ": " + f.Message)
+		}
+	}
+	return ""
 }

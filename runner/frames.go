@@ -45,11 +45,13 @@ func (s *session) frame(ln proc.Line) any {
 		o.raw = append(o.raw, v)
 	}
 	if envelope.First(p.passOver, v) >= 0 || envelope.First(s.l.passOver, v) >= 0 {
+		o.accepted++
 		return nil
 	}
 	c := p.env.Classify(v)
 	unanswered := c != nil && c.Kind == envelope.Request && !s.answer(c, v, ln.Data)
 	if i := s.tolerate(v); i >= 0 {
+		o.accepted++
 		s.seen++
 		s.orderSeen(v)
 		for _, vi := range p.root.Validate(v) {
@@ -67,6 +69,7 @@ func (s *session) frame(ln proc.Line) any {
 		o.add(FindingFrameTypeUnknown, ProtocolError, "the frame matches no frame class of the suite's envelope (%s) and no passOver or tolerate rule: %s", classNames(p.env), quote(ln.Data))
 		return nil
 	}
+	o.accepted++
 	s.seen++
 	s.orderSeen(v)
 	for _, vi := range p.root.Validate(v) {
@@ -87,11 +90,15 @@ func (s *session) frame(ln proc.Line) any {
 	switch {
 	case req == nil:
 		o.add(FindingReplyUnsolicited, ProtocolError, "reply to id %s, which no request sent carries", k)
+		if o.unsolicited++; o.unsolicitedID == "" {
+			o.unsolicitedID = k
+		}
 		return v
 	case req.replies > 0:
 		o.add(FindingReplyDuplicate, ProtocolError, "second reply to id %s", k)
 	}
 	req.replies++
+	o.matched++
 	if req.first == 0 {
 		req.first = s.seen
 	}

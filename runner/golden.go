@@ -69,6 +69,19 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 		}
 		return nil, kiterr.New(kiterr.VectorInvalid, "fix these vectors first: %s", strings.Join(msgs, "; "))
 	}
+	dir, err := suite.OpenDir(root)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	// Golden files are compared with what the reference writes before
+	// they are replaced; one that is no golden file (too large, not a
+	// regular file) is refused before anything runs, unread.
+	for _, v := range p.vectors {
+		if err := checkGoldenFile(dir, suite.GoldenPath(p.ver, cfg.Role, v.ID)); err != nil {
+			return nil, err
+		}
+	}
 	outs := make(map[string]*outcome, len(p.vectors))
 	fixtures := map[string]Result{}
 	skipped := map[string]string{}
@@ -147,11 +160,6 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 		return nil, kiterr.New(code, "the reference does not produce clean golden output:\n  %s", strings.Join(problems, "\n  "))
 	}
 
-	dir, err := suite.OpenDir(root)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
 	up := &GoldenUpdate{}
 	want := map[string]bool{}
 	for _, v := range p.vectors {
@@ -164,9 +172,9 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 		if len(outs[v.ID].summary) > suite.MaxGoldenFile {
 			return nil, kiterr.New(kiterr.ReferenceMismatch, "%s: the reference's summary is %d bytes, more than a golden file may hold (%d)", v.ID, len(outs[v.ID].summary), suite.MaxGoldenFile)
 		}
-		old, readErr := dir.ReadFile(rel)
+		same, readErr := sameGolden(dir, rel, outs[v.ID].summary)
 		switch {
-		case readErr == nil && string(old) == string(outs[v.ID].summary):
+		case same:
 			up.Unchanged++
 			continue
 		case readErr != nil && kiterr.CodeOf(readErr) != "":
@@ -205,6 +213,39 @@ func UpdateGolden(ctx context.Context, cfg Config, root string) (*GoldenUpdate, 
 	}
 	up.Digest = digest
 	return up, nil
+}
+
+// checkGoldenFile refuses the golden file rel (when there is one) that
+// golden --update must not read: larger than suite.MaxGoldenFile, or not a
+// regular file (a FIFO would block the read). Errors: GOLDEN_INVALID,
+// SUITE_PATH_OUTSIDE.
+func checkGoldenFile(dir *suite.Dir, rel string) error {
+	fi, err := dir.Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil && kiterr.CodeOf(err) != "":
+		return err
+	case err != nil:
+		return kiterr.Wrap(kiterr.IO, err, "golden %s", rel)
+	case !fi.Mode().IsRegular():
+		return kiterr.New(kiterr.GoldenInvalid, "golden %s is not a regular file (%s): it is not read; remove it and run golden --update again", rel, fi.Mode().Type())
+	case fi.Size() > suite.MaxGoldenFile:
+		return kiterr.New(kiterr.GoldenInvalid, "golden %s is %d bytes, over the %d a golden file may have: it is not read; remove it and run golden --update again", rel, fi.Size(), suite.MaxGoldenFile)
+	}
+	return nil
+}
+
+// sameGolden reports whether the golden file rel holds exactly summary. A
+// file of another size differs unread; one of the same size is read (at
+// most len(summary) bytes, checked by checkGoldenFile before the run).
+func sameGolden(dir *suite.Dir, rel string, summary []byte) (bool, error) {
+	fi, err := dir.Stat(rel)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(summary)) {
+		return false, err
+	}
+	old, err := dir.ReadFile(rel)
+	return err == nil && string(old) == string(summary), err
 }
 
 // WriteManifest rewrites root/MANIFEST.sha256 over the suite's files

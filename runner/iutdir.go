@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -10,6 +11,13 @@ import (
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 )
+
+// FindingIUTDirLeft (note): the vector's IUT directory (HOME, TMPDIR and
+// the working directory) could not be removed after the vector, even after
+// conform undid what an IUT may do to keep it (see removeIUTDir); the
+// message names the path and the cause. Public API, like the codes in
+// result.go.
+const FindingIUTDirLeft = "IUT_DIR_LEFT"
 
 // iutDirs hands each vector a fresh-looking IUT directory: HOME (and
 // TMPDIR) with one empty subdirectory, work, the working directory.
@@ -115,8 +123,9 @@ func (d *iutDirs) make() (string, error) {
 }
 
 // put takes back home once its IUT is gone: pooled when reuse is allowed
-// and the directory is pristine, removed otherwise.
-func (d *iutDirs) put(home string, reuse bool) {
+// and the directory is pristine, removed otherwise. Its error says that
+// home could not be removed and why (see removeIUTDir): it is left behind.
+func (d *iutDirs) put(home string, reuse bool) error {
 	d.mu.Lock()
 	want, known := d.made[home]
 	d.mu.Unlock()
@@ -124,12 +133,38 @@ func (d *iutDirs) put(home string, reuse bool) {
 		d.mu.Lock()
 		delete(d.made, home)
 		d.mu.Unlock()
-		_ = os.RemoveAll(home)
-		return
+		return removeIUTDir(home)
 	}
 	d.mu.Lock()
 	d.free = append(d.free, home)
 	d.mu.Unlock()
+	return nil
+}
+
+// removeIUTDir removes an IUT directory and everything in it. What the IUT
+// may have done to keep it (an inode flag such as chattr +i or +a, which
+// an IUT running as root can set; a directory it made unwritable) is
+// undone first when a plain removal fails: on Linux the immutable and
+// append-only flags are cleared (conform, as root, may), and directories
+// get mode 0700; symbolic links are never followed and only regular files
+// and directories are opened. Errors: the directory, or part of it,
+// cannot be removed even so (a mount point in it, a file system gone
+// read-only), naming the path and the cause.
+func removeIUTDir(home string) error {
+	err := os.RemoveAll(home)
+	if err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(home, func(path string, e fs.DirEntry, werr error) error {
+		if werr == nil && (e.Type().IsRegular() || e.IsDir()) {
+			unlockEntry(path, e.IsDir())
+		}
+		return nil
+	})
+	if err = os.RemoveAll(home); err != nil {
+		return fmt.Errorf("the IUT directory %s could not be removed and is left behind: %w", home, err)
+	}
+	return nil
 }
 
 // close removes every pooled directory.
@@ -139,6 +174,6 @@ func (d *iutDirs) close() {
 	d.free = nil
 	d.mu.Unlock()
 	for _, h := range free {
-		_ = os.RemoveAll(h)
+		_ = removeIUTDir(h) // pristine when pooled: nothing keeps it
 	}
 }

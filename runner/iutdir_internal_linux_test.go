@@ -70,18 +70,10 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 				t.Fatalf("get() = %q, %q: not a fresh HOME with an empty work", home, work)
 			}
 			tt.dirty(t, home, work)
-			d.put(home, !tt.survivor)
-			if strings.Contains(tt.name, "chattr") {
-				// put could not remove an append-only directory (nor could
-				// anything before reuse existed): undo it and remove it, as
-				// an administrator would, before checking what is left.
-				_ = exec.Command("chattr", "-a", work).Run()
-				if home2, _, _, _ := d.get(); home2 == home {
-					t.Fatal("an append-only directory was handed on")
-				} else {
-					d.put(home2, true)
-				}
-				_ = os.RemoveAll(home)
+			if err := d.put(home, !tt.survivor); err != nil {
+				// An append-only directory too is removed: its flag is
+				// cleared first (issue 22).
+				t.Errorf("put: %v", err)
 			}
 			home2, _, tok2, err := d.get()
 			if err != nil {
@@ -108,6 +100,56 @@ func TestIUTDirsReuseOnlyPristine(t *testing.T) {
 				t.Errorf("close left %d entries in %s", len(left), base)
 			}
 		})
+	}
+}
+
+// TestRemoveIUTDir: an IUT directory that the IUT made hard to remove is
+// removed all the same (files and directories made immutable or
+// append-only, chattr +i and +a, which an IUT running as root may set; a
+// directory without write permission); one that cannot be removed (a
+// mount point inside) is an error that names the path and the cause, which
+// the vector reports as IUT_DIR_LEFT. Before issue 22 such directories
+// were left behind silently, one per vector.
+func TestRemoveIUTDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("inode flags need root (CAP_LINUX_IMMUTABLE)")
+	}
+	base := t.TempDir()
+	home := filepath.Join(base, "conform-iut-1")
+	mkdir(t, home)
+	mkdir(t, filepath.Join(home, "d"))
+	write(t, filepath.Join(home, "stuck"))
+	write(t, filepath.Join(home, "d", "deeper"))
+	for _, c := range [][]string{{"+i", filepath.Join(home, "stuck")}, {"+a", filepath.Join(home, "d", "deeper")}, {"+i", filepath.Join(home, "d")}} {
+		if out, err := exec.Command("chattr", c...).CombinedOutput(); err != nil {
+			t.Skipf("chattr %s unavailable here: %v %s", c[0], err, out)
+		}
+	}
+	mkdir(t, filepath.Join(home, "ro"))
+	write(t, filepath.Join(home, "ro", "f"))
+	chmod(t, filepath.Join(home, "ro"), 0o500)
+	if err := os.RemoveAll(home); err == nil {
+		t.Fatal("a plain removal succeeded: the test proves nothing here")
+	}
+	if err := removeIUTDir(home); err != nil {
+		t.Errorf("removeIUTDir: %v", err)
+	}
+	if _, err := os.Lstat(home); !os.IsNotExist(err) {
+		t.Errorf("%s is still there: %v", home, err)
+	}
+
+	// A mount point inside cannot be removed: the error says where and why.
+	home = filepath.Join(base, "conform-iut-2")
+	mnt := filepath.Join(home, "mnt")
+	mkdir(t, home)
+	mkdir(t, mnt)
+	if err := syscall.Mount("conform-test", mnt, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	err := removeIUTDir(home)
+	if err == nil || !strings.Contains(err.Error(), home) || !strings.Contains(err.Error(), "busy") {
+		t.Errorf("removeIUTDir of a directory with a mount point: %v, want an error naming %s and the cause", err, home)
 	}
 }
 

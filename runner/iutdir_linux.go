@@ -87,3 +87,34 @@ func pristine(dir, only string, want identity, uid int) bool {
 	}
 	return len(names) == 1 && names[0] == only
 }
+
+// Inode flags an IUT running as root may set to keep a file from being
+// removed (FS_IMMUTABLE_FL and FS_APPEND_FL, include/uapi/linux/fs.h;
+// chattr +i and +a).
+const (
+	fsImmutable = 0x10
+	fsAppend    = 0x20
+)
+
+// unlockEntry makes the regular file or directory path removable: it
+// clears the immutable and append-only inode flags (FS_IOC_SETFLAGS), and
+// gives a directory mode 0700. It is opened without following a link and
+// without blocking, and errors are ignored: the removal that follows says
+// what is left.
+func unlockEntry(path string, dir bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || (st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFDIR) {
+		return
+	}
+	if flags, err := unix.IoctlGetInt(fd, unix.FS_IOC_GETFLAGS); err == nil && flags&(fsImmutable|fsAppend) != 0 {
+		_ = unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, flags&^(fsImmutable|fsAppend))
+	}
+	if dir && st.Mode&0o700 != 0o700 {
+		_ = unix.Fchmod(fd, 0o700)
+	}
+}

@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/result"
+	"github.com/conform-kit/conform/internal/suite"
 )
 
 // Merge combines the reports of the shards of one run (Config.Shard, each
@@ -28,8 +32,20 @@ import (
 // (shard count, selection, --filter or stale expected-failure entries
 // differ, or the results do not add up to the selection), SHARD_DUPLICATE
 // (a shard given twice, or a vector in two shards) and SHARD_MISSING (a
-// shard of 1..n absent). The checks run in that order.
-func Merge(shards []*Report) (*Report, error) {
+// shard of 1..n absent). The checks run in that order. Then each result is
+// re-checked against its own evidence and against s, the suite the shards
+// were made with ([CheckReport]): SHARD_SUITE_MISMATCH when s is another
+// suite (its digest differs), REPORT_INVALID when a result's status does
+// not follow from its findings or from its expected and actual bytes.
+//
+// Reports are not signed: whoever can write a shard's file can make it say
+// anything that is consistent with itself. Merge proves that the shards
+// belong together, that each result is consistent with the evidence it
+// carries, and that its expected bytes are the suite's golden file; it
+// cannot prove that the IUT wrote the actual bytes, nor re-check a result
+// whose bytes were cut at MaxExcerptBytes or that carries none (a PASS
+// with exact parity).
+func Merge(s *Suite, shards []*Report) (*Report, error) {
 	if len(shards) == 0 {
 		return nil, kiterr.New(kiterr.ShardMissing, "no shard reports to merge")
 	}
@@ -80,6 +96,19 @@ func Merge(shards []*Report) (*Report, error) {
 	}
 	if len(missing) > 0 {
 		return nil, kiterr.New(kiterr.ShardMissing, "shard %s missing: merge needs the reports of all %d shards", strings.Join(missing, ", "), n)
+	}
+
+	if s == nil || s.Digest != first.Suite.Digest {
+		have := "none"
+		if s != nil {
+			have = s.Digest
+		}
+		return nil, kiterr.New(kiterr.ShardSuiteMismatch, "the shards were made with the suite %s, and merge re-checks their results against it, but was given the suite %s (give the suite of the run with --suite)", first.Suite.Digest, have)
+	}
+	for _, r := range shards {
+		if err := CheckReport(s, r); err != nil {
+			return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "shard %d/%d", r.Shard.Index, r.Shard.Count)
+		}
 	}
 
 	m := &Report{Suite: first.Suite, Implementation: first.Implementation, Kit: first.Kit, Shards: len(shards),
@@ -153,4 +182,127 @@ func portable(argv []string) []string {
 		out[0] = out[0][i+1:]
 	}
 	return out
+}
+
+// CheckReport re-checks each result of r, a report made with the suite s
+// (its digest is not compared here), against its own evidence:
+//
+//   - its status follows from its findings: a vector's status is the most
+//     severe status among its findings (PASS when none fails; an XFAIL has
+//     a failing one, an XPASS none beside its UNEXPECTED_PASS);
+//   - when it carries its expected and actual canonical bytes whole (not
+//     cut at MaxExcerptBytes), the expected bytes are the suite's golden
+//     file of the vector, its parity says whether they equal the actual
+//     bytes, and a result that passed (PASS, XPASS) has no difference from
+//     them that conformance forbids (compare.Differences with the vector's
+//     rules, as the run compared them), nor any difference at all when the
+//     run had --exact (in r.Invocation);
+//   - a result whose parity differs carries those bytes.
+//
+// A PASS with exact parity carries no bytes and is checked by its findings
+// only. Errors: the first result that fails, naming it and the check.
+func CheckReport(s *Suite, r *Report) error {
+	exact := slices.Contains(r.Invocation, "--exact")
+	var p *plan
+	defer func() {
+		if p != nil {
+			p.close()
+		}
+	}()
+	for i := range r.Results {
+		res := &r.Results[i]
+		if err := checkStatus(res); err != nil {
+			return fmt.Errorf("result %s: %w", res.ID, err)
+		}
+		if res.Expected == "" && res.Actual == "" {
+			if res.Parity == ParityDiffers {
+				return fmt.Errorf("result %s: its parity differs, but it carries no expected and actual bytes (a run always gives them)", res.ID)
+			}
+			continue
+		}
+		if len(res.Expected) > MaxExcerptBytes || len(res.Actual) > MaxExcerptBytes {
+			continue // cut: what is missing cannot be re-checked
+		}
+		if p == nil {
+			cfg := Config{Suite: s, Version: r.Suite.Version, Role: r.Suite.Role}
+			cfg.defaults()
+			var err error
+			if p, err = prepare(cfg); err != nil {
+				return err
+			}
+		}
+		if err := p.checkBytes(res, exact); err != nil {
+			return fmt.Errorf("result %s: %w", res.ID, err)
+		}
+	}
+	return nil
+}
+
+// checkStatus checks that res's status follows from its findings by the
+// one status rule (result.StatusFollows).
+func checkStatus(res *Result) error {
+	if result.StatusFollows(*res) {
+		return nil
+	}
+	st, _ := result.Judge(res.Level, res.Findings)
+	switch res.Status {
+	case XFail:
+		return errors.New("it says XFAIL, but none of its findings fails the vector")
+	case XPass:
+		return fmt.Errorf("it says XPASS, but its findings give %s", st)
+	}
+	return fmt.Errorf("it says %s, but its findings give %s (the most severe status among them)", res.Status, st)
+}
+
+// checkBytes checks res's whole expected and actual bytes against the
+// suite's golden file and the vector's conformance rules (see
+// [CheckReport]).
+func (p *plan) checkBytes(res *Result, exact bool) error {
+	var ref suite.Ref
+	for _, v := range p.sessions {
+		if v.ID == res.ID {
+			ref = v
+		}
+	}
+	if ref.ID == "" {
+		return errors.New("no vector of the suite has its id")
+	}
+	l, err := p.load(ref)
+	if err != nil {
+		return err
+	}
+	golden, where, err := p.golden(l)
+	if err != nil {
+		return fmt.Errorf("the suite has no usable golden for it: %w", err)
+	}
+	if res.Expected != string(golden) {
+		return fmt.Errorf("its expected bytes are not the suite's golden (%s)", where)
+	}
+	equal := res.Expected == res.Actual
+	if equal != (res.Parity == ParityExact) {
+		return fmt.Errorf("its parity says %q, but its expected and actual bytes are %s", res.Parity, map[bool]string{true: "equal", false: "not equal"}[equal])
+	}
+	if equal || (res.Status != Pass && res.Status != XPass) {
+		return nil
+	}
+	if exact {
+		return fmt.Errorf("it says %s, but its actual bytes differ from the golden file and the run had --exact", res.Status)
+	}
+	sent := map[string]*request{}
+	for _, ln := range l.lines {
+		p.track(sent, ln)
+	}
+	for _, k := range l.orphans {
+		sent[k] = &request{}
+	}
+	ds, err := compare.Differences(golden, []byte(res.Actual), l.conf, p.declared(sent), p.env)
+	if err != nil {
+		return fmt.Errorf("its actual bytes cannot be compared with the golden file: %w", err)
+	}
+	if n := compare.Normative(ds); len(n) > 0 {
+		d := n[0]
+		return fmt.Errorf("it says %s, but its actual bytes differ from the golden file where conformance does not allow it (%d place(s); first %s %s, %s)",
+			res.Status, len(n), d.Frame, d.Pointer, d.Kind)
+	}
+	return nil
 }

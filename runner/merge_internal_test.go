@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"github.com/conform-kit/conform/internal/suite"
@@ -89,6 +90,16 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// embedded returns the suite embedded in the module.
+func embedded(t *testing.T) *Suite {
+	t.Helper()
+	s, err := Open(conform.Suite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // shardReports splits a run of vs (each PASS except failing ids) into n
 // shard reports the way Run does.
 func shardReports(t *testing.T, vs []suite.Ref, n int, failing ...string) (full *Report, shards []*Report) {
@@ -97,11 +108,14 @@ func shardReports(t *testing.T, vs []suite.Ref, n int, failing ...string) (full 
 	result := func(v suite.Ref) Result {
 		r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Pass, Parity: ParityExact, DurationMS: 3}
 		if slices.Contains(failing, v.ID) {
-			r.Status, r.Parity = Fail, ParityDiffers
+			// A failure as the runner reports one: its status follows
+			// from its findings ([CheckReport]).
+			r.Status = Fail
+			r.Findings = []Finding{{Code: FindingExitNonzero, Status: Fail, Message: "the IUT exited with status 1"}}
 		}
 		return r
 	}
-	base := Report{Suite: SuiteInfo{Name: "conform", Version: 1, Role: "agent", Digest: "sha256:" + fmt.Sprintf("%064d", 1)},
+	base := Report{Suite: SuiteInfo{Name: "conform", Version: 1, Role: "agent", Digest: embedded(t).Digest},
 		Implementation: Implementation{Name: "iut", Command: []string{"/bin/iut"}}, Kit: Kit{Version: "v1.0.0"}}
 	full = new(Report)
 	*full = base
@@ -147,7 +161,7 @@ func TestMerge(t *testing.T) {
 			full, shards := shardReports(t, vs, 3, tc.failing...)
 			// Any order of the shards merges to the same report.
 			slices.Reverse(shards)
-			m, err := Merge(shards)
+			m, err := Merge(embedded(t), shards)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +188,7 @@ func TestMerge(t *testing.T) {
 	_, moved := shardReports(t, vs, 3)
 	moved[1].Implementation.Command = []string{"/home/runner/work/_temp/bin/iut"}
 	moved[2].Implementation.Command = []string{`C:\a\iut`}
-	if _, err := Merge(moved); err != nil {
+	if _, err := Merge(embedded(t), moved); err != nil {
 		t.Errorf("merge of shards whose IUT lives in other directories: %v", err)
 	}
 
@@ -184,7 +198,7 @@ func TestMerge(t *testing.T) {
 		s.Partial = true
 		s.Recount()
 	}
-	m, err := Merge(shards)
+	m, err := Merge(embedded(t), shards)
 	if err != nil || m.Verdict != VerdictPartial {
 		t.Errorf("merge of filtered shards: verdict %v, err %v; want %s", m, err, VerdictPartial)
 	}
@@ -204,6 +218,17 @@ func TestMergeRefuses(t *testing.T) {
 		{"no shard metadata", func(s []*Report) []*Report { s[1].Shard = nil; return s }, kiterr.ShardInvalid},
 		{"result missing from a shard", func(s []*Report) []*Report { s[1].Results = s[1].Results[1:]; return s }, kiterr.ShardInvalid},
 		{"suite digest", func(s []*Report) []*Report { s[2].Suite.Digest = "sha256:" + fmt.Sprintf("%064d", 2); return s }, kiterr.ShardSuiteMismatch},
+		{"another suite than merge's", func(s []*Report) []*Report {
+			for _, r := range s {
+				r.Suite.Digest = "sha256:" + fmt.Sprintf("%064d", 2)
+			}
+			return s
+		}, kiterr.ShardSuiteMismatch},
+		{"status that its findings do not give", func(s []*Report) []*Report {
+			s[1].Results[0].Findings = []Finding{{Code: FindingReplyMissing, Status: Timeout}}
+			return s
+		}, kiterr.ReportInvalid},
+		{"parity differs without bytes", func(s []*Report) []*Report { s[0].Results[1].Parity = ParityDiffers; return s }, kiterr.ReportInvalid},
 		{"suite version", func(s []*Report) []*Report { s[2].Suite.Version = 2; return s }, kiterr.ShardSuiteMismatch},
 		{"role", func(s []*Report) []*Report { s[2].Suite.Role = "host"; return s }, kiterr.ShardSuiteMismatch},
 		{"kit version", func(s []*Report) []*Report { s[1].Kit.Version = "v1.0.1"; return s }, kiterr.ShardKitMismatch},
@@ -237,7 +262,7 @@ func TestMergeRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, shards := shardReports(t, vs, 3)
-			_, err := Merge(tc.modify(shards))
+			_, err := Merge(embedded(t), tc.modify(shards))
 			kiterrtest.WantCode(t, err, tc.code)
 		})
 	}

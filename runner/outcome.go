@@ -79,6 +79,13 @@ type outcome struct {
 	// lists the awaited replies that came only after stdin closed.
 	early int
 	late  []string
+	// Fail fast for protocol-broken IUTs (failfast.go): accepted counts
+	// the lines read as frames of the envelope or passed over; matched
+	// and unsolicited count the replies whose id names a request sent,
+	// and those naming none (unsolicitedID: the first such id, in RFC 8785
+	// form).
+	accepted, matched, unsolicited int
+	unsolicitedID                  string
 }
 
 // Bounds on what one vector reports, so a misbehaving IUT cannot flood a
@@ -305,8 +312,10 @@ type summarizer struct {
 	// frames.
 	frames []string
 	shapes []map[string]any
-	// kept is the sum of their lengths; room is the most it may reach.
-	kept, room int
+	// kept is the sum of their lengths and of their work (see admit);
+	// room is the most it may reach. work is that of the line admitted
+	// last.
+	kept, room, work int
 	// mismatches holds the first MaxFindings NORMALIZE_FORMAT messages,
 	// moreMismatches counts the rest; both become findings at the end, in
 	// the place they always had.
@@ -339,13 +348,15 @@ func (s *summarizer) add(o *outcome, f any, budget int) {
 		}
 		return
 	}
-	if s.kept+len(c) > s.room {
+	// A kept frame costs its bytes and the work its values take when the
+	// summary is compared (admit, work.go).
+	if s.kept+len(c)+s.work > s.room {
 		o.overBudget = true
-		o.add(FindingBudgetExceeded, ProtocolError, "the IUT wrote more control frames than one vector may keep: with this frame (%d bytes normalized) they would take %d bytes, over the %d the budget of %d bytes (--max-vector-bytes) leaves after the stderr tail and the findings; the IUT was stopped and the frames after it were not judged",
-			len(c), s.kept+len(c), s.room, budget)
+		o.add(FindingBudgetExceeded, ProtocolError, "the IUT wrote more frames than one vector may keep: with this frame (%d bytes normalized) they would take %d bytes, over the %d the budget of %d bytes (--max-vector-bytes) leaves after the stderr tail and the findings; the IUT was stopped and the frames after it were not judged",
+			len(c), s.kept+len(c)+s.work, s.room, budget)
 		return
 	}
-	s.kept += len(c)
+	s.kept += len(c) + s.work
 	s.frames = append(s.frames, string(c))
 	if s.scope.Shapes {
 		s.shapes = append(s.shapes, nr.Shapes)

@@ -125,9 +125,13 @@ type Config struct {
 	// everything the runner keeps of it while it runs. The stderr tail
 	// (StderrMax) and the findings (at most MaxFindings of
 	// MaxFindingBytes, and the truncation notes) are set aside first; the
-	// control frames kept for the summary, as normalized canonical bytes,
-	// get the rest. A frame that does not fit ends the vector:
-	// VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is stopped.
+	// control frames kept for the summary, as normalized canonical bytes
+	// with the work of comparing them (2 KiB for each JSON value), get the
+	// rest, and a line is decoded only when its bytes and that work fit in
+	// what is left (work.go). A line or frame that does not fit ends the
+	// vector: VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is
+	// stopped. One vector so holds at most 2 x MaxVectorBytes + 16 MiB +
+	// 3 x MaxLine (README "Bounds").
 	// What the result reports is bounded apart from it (MaxExcerptBytes,
 	// MaxDifferences, MaxValueBytes). The budget must leave room for
 	// frames (USAGE otherwise).
@@ -179,6 +183,19 @@ type Config struct {
 	// memory nor write what only this process's user may (such as the
 	// report). See README "Environment hygiene and untrusted IUTs".
 	Isolate *Isolation
+
+	// MaxProcs is the most processes and threads one IUT may have at once
+	// (default proc.DefaultProcs, 1024): a pids cgroup limit where the
+	// system offers a pids controller, a count every 50 ms otherwise; an
+	// IUT that reaches it is killed (PROCESS_LIMIT). Where conform itself
+	// runs under a pids limit, each IUT gets at most an even share of what
+	// it leaves (README "Containment").
+	MaxProcs int
+	// MaxMemory, when positive, is the most bytes of memory one IUT may
+	// use (a memory cgroup limit; MEMORY_LIMIT when the kernel kills a
+	// process of it there). USAGE when the system offers no memory
+	// controller.
+	MaxMemory int64
 
 	// Exact makes exact parity decide: any byte difference from the golden
 	// summary fails the vector (GOLDEN_MISMATCH), as the ports' parity gates
@@ -311,6 +328,10 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
 		passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+	if err := checkLimits(cfg, p.procs); err != nil {
+		p.close()
+		return nil, err
+	}
 	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}

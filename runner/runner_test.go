@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,13 @@ func fake(behaviour string) int {
 				case "notjson":
 					out.WriteString("hello, not json\n")
 					out.Write(append(reply, '\n'))
+				case "dupkey":
+					// A duplicate member in every frame: no line is read.
+					out.Write(append(bytes.Replace(reply, []byte(`"type":`), []byte(`"type":"control_response","type":`), 1), '\n'))
+				case "idnumber":
+					// Every string request_id echoed as a number (its
+					// digits, or its length): no reply matches.
+					out.Write(append(idAsNumber(reply), '\n'))
 				case "twice":
 					out.Write(append(reply, '\n'))
 					out.Write(append(reply, '\n'))
@@ -126,6 +134,25 @@ func fake(behaviour string) int {
 			return 0
 		}
 	}
+}
+
+// idAsNumber rewrites the string response.request_id of reply as a
+// number: the string's digits when it has only digits, else its length.
+func idAsNumber(reply []byte) []byte {
+	var v map[string]any
+	if json.Unmarshal(reply, &v) != nil {
+		return reply
+	}
+	resp, _ := v["response"].(map[string]any)
+	if id, ok := resp["request_id"].(string); ok {
+		if n, err := strconv.Atoi(id); err == nil {
+			resp["request_id"] = n
+		} else {
+			resp["request_id"] = len(id)
+		}
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config {

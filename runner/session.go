@@ -103,7 +103,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	s.home, s.work, s.token, s.reuse = home, work, token, true
 	// Deferred, so it runs after the IUT was stopped and its orphans
 	// killed.
-	defer func() { p.dirs.put(s.home, s.reuse) }()
+	defer func() {
+		if err := p.dirs.put(s.home, s.reuse); err != nil {
+			s.o.add(FindingIUTDirLeft, "", "%v", err)
+		}
+	}()
 	argv, env, err := s.prepare()
 	if err != nil {
 		return nil, err
@@ -309,6 +313,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.
 		Token: s.token, Isolate: p.cfg.Isolate, Pool: p.procs,
+		Limits: p.limits(), Home: s.home,
 	}, input)
 	if err != nil {
 		return kiterr.Wrap(kiterr.IUTStart, err, "start %q", strings.Join(argv, " "))
@@ -333,7 +338,7 @@ func (s *session) handle(ln proc.Line) {
 		}
 		return
 	}
-	if s.o.overBudget {
+	if s.o.overBudget || !s.sum.admit(s.o, ln.Data, s.p.cfg.MaxVectorBytes) {
 		return
 	}
 	if f := s.frame(ln); f != nil {
@@ -450,6 +455,7 @@ func (s *session) finish() {
 		}
 	}
 	o.exit = <-stopped
+	exhausted(o, s.pr.Exhaustion())
 	if left := s.pr.Leftovers(); left.Count > 0 {
 		// Every process of the IUT must end with it, in every mode.
 		o.add(FindingProcessSurvived, Fail, "%d process(es) of the IUT outlived its main process and were killed%s",

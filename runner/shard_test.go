@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestRunShard(t *testing.T) {
 	if want := shards[0].Shard.Selected; len(ids) != want || len(slices.Compact(slices.Sorted(slices.Values(ids)))) != want {
 		t.Errorf("the shards hold %d vectors (%v), want each of the %d selected once", len(ids), ids, want)
 	}
-	m, err := runner.Merge(shards)
+	m, err := runner.Merge(testConfig(t, "reference").Suite, shards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,5 +73,84 @@ func TestRunShard(t *testing.T) {
 	cfg.Shard = &runner.Shard{Index: 1, Count: 2}
 	if _, err := runner.Run(context.Background(), cfg); runner.CodeOf(err) != "USAGE" {
 		t.Errorf("2 shards of 1 vector: err %v, want USAGE", err)
+	}
+}
+
+// TestMergeRechecksResults: merge re-checks each result against its own
+// evidence. A FAIL edited to PASS, with the findings removed and the
+// summary recomputed, is refused: its expected and actual bytes still
+// differ where conformance does not allow it (before issue 22 it merged to
+// a passing verdict). So are a PASS whose findings still fail and expected
+// bytes that are not the golden file. What merge cannot prove: bytes
+// rewritten to agree with the forged status (reports are unsigned).
+func TestMergeRechecksResults(t *testing.T) {
+	t.Parallel()
+	run := func() []*runner.Report {
+		var shards []*runner.Report
+		for i := 1; i <= 2; i++ {
+			cfg := testConfig(t, "wrong", "interrupt-idle", "set-model-alias-*")
+			cfg.Shard = &runner.Shard{Index: i, Count: 2}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shards = append(shards, rep)
+		}
+		return shards
+	}
+	s := testConfig(t, "wrong").Suite
+	honest := run()
+	m, err := runner.Merge(s, honest)
+	if err != nil {
+		t.Fatalf("merge of honest shards: %v", err)
+	}
+	if m.Verdict != runner.VerdictNotCertified {
+		t.Fatalf("honest merge: verdict %s, want %s (interrupt-idle fails)", m.Verdict, runner.VerdictNotCertified)
+	}
+	// forge edits interrupt-idle's result in its shard and recomputes the
+	// shard's summary and verdict, as someone editing the file would.
+	forge := func(edit func(r *runner.Result)) []*runner.Report {
+		shards := run()
+		for _, rep := range shards {
+			for i := range rep.Results {
+				if rep.Results[i].ID == "interrupt-idle" {
+					if rep.Results[i].Status != runner.Fail || rep.Results[i].Actual == "" {
+						t.Fatalf("interrupt-idle: %s without bytes, want a FAIL with its bytes", rep.Results[i].Status)
+					}
+					edit(&rep.Results[i])
+				}
+			}
+			rep.Recount()
+		}
+		return shards
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(r *runner.Result)
+		want string
+	}{
+		{"FAIL edited to PASS, findings removed", func(r *runner.Result) {
+			r.Status, r.Findings, r.Differences = runner.Pass, nil, nil
+		}, "result interrupt-idle: it says PASS, but its actual bytes differ from the golden file where conformance does not allow it"},
+		{"FAIL edited to PASS, findings kept", func(r *runner.Result) { r.Status = runner.Pass },
+			"result interrupt-idle: it says PASS, but its findings give FAIL"},
+		{"expected bytes edited to the actual ones", func(r *runner.Result) {
+			r.Status, r.Findings, r.Differences, r.Expected, r.Parity = runner.Pass, nil, nil, r.Actual, runner.ParityExact
+		}, "result interrupt-idle: its expected bytes are not the suite's golden (golden/v1/interrupt-idle.json)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runner.Merge(s, forge(tc.edit))
+			if runner.CodeOf(err) != "REPORT_INVALID" || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("merge of a forged shard: %v, want REPORT_INVALID with %q", err, tc.want)
+			}
+		})
+	}
+	// The limit of an unsigned report: bytes rewritten to agree with the
+	// forged status leave nothing to re-check.
+	m, err = runner.Merge(s, forge(func(r *runner.Result) {
+		r.Status, r.Findings, r.Differences, r.Actual, r.Parity = runner.Pass, nil, nil, r.Expected, runner.ParityExact
+	}))
+	if err != nil || m.Verdict != runner.VerdictPartial {
+		t.Errorf("merge of a consistently forged shard: %v, %v; merge cannot tell it from an honest one", m.Verdict, err)
 	}
 }

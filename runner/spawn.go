@@ -229,10 +229,21 @@ func (sf *spawnFiles) replay(o *outcome, handle func(proc.Line), maxLine int) {
 	})
 }
 
-// readEnd returns the double's end record, or nil when the double never
-// ran a session (the host did not start it, or only for --version).
+// readEnd returns the double's end record, or the record it wrote when
+// the session's outcome was decided (double.DecidedSuffix) when the host
+// killed it before it could write the end record, or nil when the double
+// never ran a session (the host did not start it, or only for --version).
 func (sf *spawnFiles) readEnd() *double.Stats {
-	f, err := os.Open(sf.end)
+	if st := readStats(sf.end); st != nil {
+		return st
+	}
+	return readStats(sf.end + double.DecidedSuffix)
+}
+
+// readStats reads a record of the double (internal/double.Stats as JSON),
+// or returns nil when there is none or it is no such record.
+func readStats(path string) *double.Stats {
+	f, err := openRecord(path)
 	if err != nil {
 		return nil
 	}
@@ -327,6 +338,21 @@ func exitText(ex proc.Exit) string {
 	return fmt.Sprintf("exit status %d", ex.Code)
 }
 
+// openRecord opens a record file of the double in the IUT's directory, if
+// it is a regular file: the IUT may have put anything at its path (a FIFO
+// would block the open). It is called once every process of the IUT has
+// ended, so what it checks does not change before it opens.
+func openRecord(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return os.Open(path)
+}
+
 // recordLineMax bounds each line read back from the double's records
 // (argv, observed), in bytes: they are quoted in notes at 200 bytes.
 const recordLineMax = 64 << 10
@@ -337,7 +363,7 @@ const recordLineMax = 64 << 10
 // is skipped: the files are in the IUT's directory, where the IUT may
 // write anything, so nothing read from them is unbounded.
 func eachLine(path string, max int, fn func(line []byte, size int)) {
-	f, err := os.Open(path)
+	f, err := openRecord(path)
 	if err != nil {
 		return // no file: the double never started or saw nothing
 	}

@@ -25,7 +25,7 @@ func spawnFake(behaviour string) (int, bool) {
 	case "double":
 		// The wrapper runs: <test binary> -test.run=^$ --plan ... -- <host argv>.
 		return double.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr), true
-	case "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang":
+	case "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
 		return spawnHost(strings.TrimPrefix(behaviour, "spawn-host")), true
 	case "silent":
 		io.Copy(io.Discard, os.Stdin)
@@ -40,7 +40,10 @@ func spawnFake(behaviour string) (int, bool) {
 // reference host (CONFORM_POLICY) and closes the agent's stdin on the
 // result frame. mode "-nostdio" leaves out --permission-prompt-tool stdio,
 // "-malformed" answers the first agent request with a broken line,
-// "-version-only" stops after the probe and "-hang" never starts the agent.
+// "-version-only" stops after the probe, "-hang" never starts the agent
+// and "-kill" kills the agent (SIGKILL) as it closes the agent's stdin, as
+// PyPI claude-code-sdk 0.0.25 does (it terminates the CLI right after
+// closing its stdin).
 func spawnHost(mode string) int {
 	if mode == "-hang" {
 		time.Sleep(time.Hour)
@@ -84,6 +87,11 @@ func spawnHost(mode string) int {
 		}
 		json.Unmarshal(sc.Bytes(), &f)
 		switch {
+		case f.Type == "result" && mode == "-kill":
+			// Killed first, then closed: the agent has no moment to
+			// finish, whatever the scheduler does.
+			cmd.Process.Kill()
+			in.Close()
 		case f.Type == "result":
 			in.Close()
 		case f.Type == "control_request" && mode == "-malformed":
@@ -95,7 +103,7 @@ func spawnHost(mode string) int {
 			}
 		}
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := cmd.Wait(); err != nil && mode != "-kill" {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 1
 	}
@@ -177,6 +185,10 @@ func TestFailFast(t *testing.T) {
 		{"silent", "silent", false, runner.FindingIUTSilent},
 		{"replies only once stdin closes", "buffered", false, runner.FindingIUTRepliesAfterStdinClosed},
 		{"exits at once", "zoo-exit-at-once", false, runner.FindingIUTExitedAtStart},
+		// Protocol-broken IUTs (issue 22): before, each ran every vector
+		// (300 s and more for the v1 agent suite at the default timeout).
+		{"every line rejected", "dupkey", false, runner.FindingIUTLinesRejected},
+		{"replies never match the ids sent", "idnumber", false, runner.FindingIUTRepliesUnmatched},
 		{"host probes the version only", "spawn-host-version-only", true, runner.FindingAgentNotStarted},
 		{"host hangs", "spawn-host-hang", true, runner.FindingAgentNotStarted},
 	}
@@ -227,4 +239,27 @@ func TestFailFast(t *testing.T) {
 			t.Errorf("preflight %v, summary %+v", rep.Preflight, rep.Summary)
 		}
 	})
+}
+
+// TestSpawnedHostKillsAgent: a host that kills the agent double right
+// after closing its stdin (PyPI claude-code-sdk 0.0.25 does) leaves the
+// double no time to write its end record; the record it wrote when the
+// session's outcome was decided stands in for it, so every vector is
+// judged as with a host that lets the agent exit. Before issue 22 each was
+// a CRASH (AGENT_NOT_STARTED: "started ... for --version only").
+func TestSpawnedHostKillsAgent(t *testing.T) {
+	t.Parallel()
+	cfg := spawnConfig(t, "spawn-host-kill", "host-can-use-tool-*", "host-hook-*")
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) < 5 {
+		t.Fatalf("%d results, want the can_use_tool and hook vectors", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Status != runner.Pass {
+			t.Errorf("%s: %s %v, want PASS as with a host that lets the agent exit", r.ID, r.Status, findingCodes(r))
+		}
+	}
 }

@@ -23,6 +23,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
@@ -54,6 +56,23 @@ func zoo(behaviour string) (int, bool) {
 		in.ReadBytes('\n') // EOF
 		time.Sleep(time.Hour)
 	case "zoo-exit-at-once":
+		return 0, true
+	case "zoo-immutable":
+		// A file in HOME made immutable (chattr +i; an IUT running as
+		// root may), then the reference's replies.
+		stuck := filepath.Join(os.Getenv("HOME"), "stuck")
+		if err := os.WriteFile(stuck, []byte("x"), 0o600); err == nil {
+			if f, err := os.Open(stuck); err == nil {
+				if flags, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS); err == nil {
+					if unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags|0x10) == nil {
+						os.WriteFile(os.Getenv("CONFORM_ZOO_PIDS")+".immutable", nil, 0o600)
+					}
+				}
+				f.Close()
+			}
+		}
+		for answer() {
+		}
 		return 0, true
 	case "zoo-partial-line":
 		os.Stdout.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1"`)
@@ -229,6 +248,10 @@ func TestZoo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// What merge re-checks holds for every report a run makes.
+			if err := runner.CheckReport(cfg.Suite, rep); err != nil {
+				t.Errorf("CheckReport: %v", err)
+			}
 			// A hang guard, not a speed claim: every vector is bounded by
 			// timeout + grace + kill-after, plus a wide margin for a noisy
 			// 2-core machine (the stderr flood alone moves 1 GiB).
@@ -395,5 +418,33 @@ func TestIsolatedIUT(t *testing.T) {
 				t.Errorf("the isolated IUT wrote the report: %q", b)
 			}
 		})
+	}
+}
+
+// TestZooIUTDirsRemoved: an IUT that makes a file in its HOME immutable
+// (chattr +i) leaves no IUT directory behind: conform clears the flag and
+// removes it. Before issue 22 each such vector left its directory,
+// silently.
+func TestZooIUTDirsRemoved(t *testing.T) {
+	t.Parallel()
+	pids := filepath.Join(t.TempDir(), "pids")
+	cfg := testConfig(t, "zoo-immutable", "interrupt-idle", "get-binary-version", "mcp-status-empty")
+	cfg.Env["CONFORM_ZOO_PIDS"] = pids
+	cfg.TempDir = t.TempDir()
+	t.Cleanup(func() { _ = exec.Command("chattr", "-R", "-i", cfg.TempDir).Run() })
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pids + ".immutable"); err != nil {
+		t.Skip("the IUT could not make a file immutable here (needs root and a file system with inode flags)")
+	}
+	for _, r := range rep.Results {
+		if r.Status != runner.Pass || slicesContains(findingCodes(r), runner.FindingIUTDirLeft) {
+			t.Errorf("%s: %s %v, want PASS without IUT_DIR_LEFT", r.ID, r.Status, findingCodes(r))
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(cfg.TempDir, "conform-iut-*")); len(left) > 0 {
+		t.Errorf("IUT directories left behind: %v", left)
 	}
 }

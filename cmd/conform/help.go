@@ -24,7 +24,7 @@ The report ends with one verdict line; the exit status follows it:
                                      names no vector that can fail, or the preflight (fail fast) stopped the run
   NOTHING_PASSED                  1  no required or recommended vector ran and passed
   INVALID_SUITE_INPUT             2  a vector or golden file is invalid
-  INTERRUPTED                   130  SIGINT or SIGTERM: finished vectors are reported, the rest NOT_RUN
+  INTERRUPTED                   130  SIGINT, SIGTERM, SIGHUP or SIGQUIT: finished vectors are reported, the rest NOT_RUN
 Other exit statuses: 2 a usage error, 3 the run could not be carried out (the IUT cannot be started).
 
 Each vector is PASS, FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, TIMEOUT, CRASH, XFAIL, XPASS, INVALID or

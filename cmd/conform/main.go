@@ -16,8 +16,19 @@ func main() {
 	// conform, which kills them after each vector (best effort: a kernel
 	// without PR_SET_CHILD_SUBREAPER only loses that cleanup).
 	_ = proc.BecomeSubreaper()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopSignals are the signals that end a run as an interruption
+// (INTERRUPTED, exit status 130): every IUT process is ended, the finished
+// vectors are reported and temporary directories are removed. SIGINT
+// (Ctrl-C) and SIGTERM (a supervisor), and SIGHUP (the terminal or ssh
+// session closed) and SIGQUIT (Ctrl-\), whose default actions would end
+// conform without any of that (SIGQUIT with a goroutine dump). On Windows
+// only os.Interrupt is ever delivered; the others are never raised.
+func stopSignals() []os.Signal {
+	return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 }

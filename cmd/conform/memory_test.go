@@ -200,3 +200,73 @@ func codesOf(r runner.Result) []string {
 	}
 	return out
 }
+
+// vectorMemory is the most memory one vector holds at once, in bytes, by
+// the formula README "Bounds" states: twice --max-vector-bytes (what the
+// vector keeps, and the work of comparing it at the end), 16 MiB of lines
+// read ahead, and three lines of --max-line (one more queued when a line
+// is longer than 16 MiB, the one being read, the one being judged).
+func vectorMemory(maxVectorBytes, maxLine int64) int64 {
+	return 2*maxVectorBytes + 16<<20 + 3*maxLine
+}
+
+// TestPeakMemoryFormula: at raised flag values, an IUT whose reply has as
+// many members as the budget admits, and one whose reply has 1,000,000
+// members (13 MB), keep conform's peak resident memory within the formula
+// README "Bounds" states: a run's own baseline (measured here on a
+// passing vector) plus the heap's headroom of half its live part over
+// vectorMemory. Before issue 22 the 1,000,000 members took 1.29 GB with
+// --max-line 64 MiB and --max-vector-bytes 256 MiB (about four times what
+// the README stated); the line is now refused before it is decoded.
+func TestPeakMemoryFormula(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ru_maxrss is in KiB on Linux only")
+	}
+	if testing.Short() {
+		t.Skip("runs conform several times with large replies")
+	}
+	t.Parallel()
+	bin := childBin(t)
+	iut := filepath.Join(bin, "conform-fake-iut")
+	_, code, base := runChild(t, bin, "run", "--filter", "interrupt-idle", "-j", "1")
+	if code != 0 {
+		t.Fatalf("baseline run: exit %d", code)
+	}
+	t.Logf("baseline peak RSS %.1f MiB", float64(base)/(1<<20))
+	for _, tc := range []struct {
+		name              string
+		maxLine, maxBytes int64
+		members           int
+		status            runner.Status
+	}{
+		// As many members as 64 MiB admit (2 values each, at 2 KiB a
+		// value): passes, allowed differences all.
+		{"at the budget", 4 << 20, 64 << 20, 15000, runner.Pass},
+		{"1,000,000 members, flags raised", 64 << 20, 256 << 20, 1000000, runner.ProtocolError},
+		// At the default --max-line the line is too long to be read.
+		{"1,000,000 members, defaults", 1 << 20, 16 << 20, 1000000, runner.Timeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "report.json")
+			out, code, peak := runChild(t, bin, "run", "--filter", "interrupt-idle", "-j", "1", "--timeout", "2s",
+				"--max-line", strconv.FormatInt(tc.maxLine, 10), "--max-vector-bytes", strconv.FormatInt(tc.maxBytes, 10),
+				"--format", "json", "--out", report, "--", iut, "wide", strconv.Itoa(tc.members))
+			bound := base + 3*vectorMemory(tc.maxBytes, tc.maxLine)/2
+			t.Logf("peak RSS %.1f MiB, bound %.1f MiB", float64(peak)/(1<<20), float64(bound)/(1<<20))
+			data, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatalf("exit %d, no report: %v\n%s", code, err, out)
+			}
+			var rep runner.Report
+			if err := json.Unmarshal(data, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if r := rep.Results[0]; r.Status != tc.status {
+				t.Errorf("status %s %v, want %s", r.Status, codesOf(r), tc.status)
+			}
+			if peak > bound {
+				t.Errorf("conform's peak RSS was %.1f MiB, over the formula's %.1f MiB", float64(peak)/(1<<20), float64(bound)/(1<<20))
+			}
+		})
+	}
+}

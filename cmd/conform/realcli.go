@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -388,11 +389,10 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 // base name of the agent profile directory, e.g. claude-code). Errors:
 // EXPECT_FILE_INVALID.
 func agentExpectations(cfg *runner.Config, profDir, agentDir string) error {
-	path := filepath.Join(profDir, "expected-failures."+filepath.Base(filepath.Clean(agentDir))+".txt")
-	if _, err := os.Stat(path); err != nil {
+	ef, err := profile.ReadExpectFileIn(profDir, "expected-failures."+filepath.Base(filepath.Clean(agentDir))+".txt")
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	ef, err := profile.ReadExpectFail(path)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,10 @@ commands:
 Both exit with the status of the report they print (0, 1, 2 or 130, as run does),
 or 2 when a file is not a report (REPORT_INVALID) or the shards do not belong
 together (SHARD_INVALID, SHARD_MISSING, SHARD_DUPLICATE, SHARD_SUITE_MISMATCH,
-SHARD_KIT_MISMATCH, SHARD_IUT_MISMATCH, SHARD_SELECTION_MISMATCH).
+SHARD_KIT_MISMATCH, SHARD_IUT_MISMATCH, SHARD_SELECTION_MISMATCH). merge also
+re-checks each result against its findings, its expected and actual bytes and
+the suite's golden files (REPORT_INVALID when one does not follow from them);
+reports are not signed, so it cannot prove that the IUT wrote those bytes.
 `
 
 // cmdReport is `conform report merge|show`: reports read back from their
@@ -51,6 +54,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors")
 	fileRoot := fl.String("file-root", "", "`dir` joined before vector paths in GitHub annotations (the --suite directory of the run)")
+	suiteDir := fl.String("suite", "", "merge: the suite `dir` the shards were run with, against which each result is re-checked (default: the suite embedded in this binary)")
 	if code, ok := parseFlags(fl, rest, stdout, stderr); !ok {
 		return code
 	}
@@ -82,7 +86,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := reports[0]
 	if sub == "merge" {
-		m, err := runner.Merge(reports)
+		s, err := openSuite(*suiteDir, false)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		m, err := runner.Merge(s, reports)
 		if err != nil {
 			return fail(stderr, err)
 		}

@@ -21,6 +21,7 @@ import (
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/suggest"
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)
 	case "validate":
-		return cmdValidate(ctx, rest, stdout, stderr)
+		return cmdValidate(ctx, rest, stdin, stdout, stderr)
 	case "golden":
 		return cmdGolden(ctx, rest, stdout, stderr)
 	case "parity":
@@ -165,15 +166,16 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 }
 
 // applyProfileExpect is [applyProfile] plus the profile's expected-failure
-// list (Profile.ExpectFailPath), as parity, matrix and record use a
-// profile. Errors: those of applyProfile and profile.ReadExpectFail.
+// list (Profile.ExpectFailures, read inside the profile's folder), as
+// parity, matrix and record use a profile. Errors: those of applyProfile
+// and EXPECT_FILE_INVALID.
 func applyProfileExpect(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Profile, error) {
 	p, err := applyProfile(cfg, dir, keepTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if ef := p.ExpectFailPath(); ef != "" {
-		if cfg.ExpectFail, err = profile.ReadExpectFail(ef); err != nil {
+	if p.ExpectFail != "" {
+		if cfg.ExpectFail, err = p.ExpectFailures(); err != nil {
 			return nil, err
 		}
 	}
@@ -245,6 +247,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
+	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; README \"Containment\"); more is PROCESS_LIMIT")
+	var maxMemory byteSize
+	fl.Var(&maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
 	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
 	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
@@ -267,6 +272,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxVector <= 0 {
 		return usageError(stderr, "run", "--max-vector-bytes must be positive")
+	}
+	if *maxProcs <= 0 {
+		return usageError(stderr, "run", "--max-procs must be positive")
 	}
 	if *progressEvery < 0 {
 		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
@@ -291,6 +299,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *rerun != "" && len(filters) > 0 {
 		return usageError(stderr, "run", "give --rerun-failed or --filter, not both (--skip and --level narrow either)")
+	}
+	if *jsonOut != "" {
+		if _, err := reportTarget("--json-out", *jsonOut); err != nil {
+			return fail(stderr, err)
+		}
 	}
 	defer tuneRunGC()()
 	s, err := openSuite(*suiteDir, false)
@@ -330,7 +343,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList, Jobs: *jobs,
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
-		NoFailFast: *noFailFast,
+		NoFailFast: *noFailFast, MaxProcs: *maxProcs, MaxMemory: int64(maxMemory),
 	}
 	if *isolate {
 		iso, msg := isolation(*isolateUser)
@@ -358,8 +371,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if prf, err = applyProfile(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
 			return fail(stderr, err)
 		}
-		if expectPath == "" {
-			expectPath = prf.ExpectFailPath()
+		if expectPath == "" && prf.ExpectFail != "" {
+			// The profile's own list is read inside its folder only.
+			if cfg.ExpectFail, err = prf.ExpectFailures(); err != nil {
+				return fail(stderr, err)
+			}
 		}
 	}
 	if cmd := fl.Args(); len(cmd) > 0 {
@@ -415,7 +431,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// a log (CI) a progress line every --progress.
 	var stopProgress func()
 	if isTerminal(stderr) {
-		stopProgress = terminalProgress(stdout, stderr, *out, &cfg)
+		stopProgress = terminalProgress(stdout, stderr, strings.TrimPrefix(*out, "-"), &cfg)
 	} else {
 		stopProgress = watch(ctx, stderr, *progressEvery, &cfg)
 	}
@@ -438,7 +454,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *jsonOut != "" {
-		if err := writeJSONReport(*jsonOut, rep); err != nil {
+		if err := writeJSONReport(*jsonOut, stdout, rep); err != nil {
 			return fail(stderr, err)
 		}
 	}
@@ -556,9 +572,10 @@ func suggestID(s *runner.Suite, role string, version int, id string) string {
 	return suggest.Phrase(id, ids)
 }
 
-// writeJSONReport writes rep as JSON to path. Errors: IO.
-func writeJSONReport(path string, rep *runner.Report) error {
-	if err := writeAtomic(path, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
+// writeJSONReport writes rep as JSON to path, as --out is written
+// ([reportTarget]). Errors: IO.
+func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
+	if err := writeReport("--json-out", path, stdout, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
 		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
 	}
 	return nil
@@ -653,6 +670,31 @@ func useColor(value, out string, stdout io.Writer) (color, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// byteSize is a flag value in bytes: a number, or a number with one of
+// the suffixes KiB, MiB, GiB (powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(v string) error {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = n, u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a positive number of bytes (such as 536870912 or 512MiB)", v)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -14,6 +14,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
+	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -35,14 +36,15 @@ func tuneGC() {
 // message vector against its definition, every session vector's golden
 // file, and definition coverage (each $defs entry named by a valid message
 // vector). With paths (files or doublestar globs) it checks each file by
-// kind: *.jsonl is a recording, streamed and checked like what an IUT
+// kind: *.jsonl (or "-", standard input) is a recording, streamed and
+// checked like what an IUT
 // writes in a run, replies matched to their requests
 // (runner.ValidateRecording); a profile.json (or a folder that has one)
 // is checked against schemas/profile.schema.json and loaded; a file under
 // a golden/ folder must be canonical; anything else is a vector file.
 // Exit 0 when everything is valid, 1 when a check fails, 2 for bad input,
 // 3 when a file cannot be read.
-func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
@@ -64,23 +66,33 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if fl.NArg() == 0 {
 		return validateSuite(s, stdout, stderr)
 	}
-	targets := fl.Args()
-	for i, a := range targets {
-		// A profile folder is its profile.json.
-		if st, err := os.Stat(filepath.Join(a, profile.File)); err == nil && st.Mode().IsRegular() {
-			targets[i] = filepath.Join(a, profile.File)
+	// "-" is a recording on standard input, streamed as a *.jsonl file is;
+	// a profile folder is its profile.json.
+	var paths []string
+	for _, a := range fl.Args() {
+		if a == "-" {
+			paths = append(paths, a)
+			continue
 		}
-	}
-	paths, err := expandPaths(targets)
-	if err != nil {
-		return fail(stderr, err)
+		if st, err := os.Stat(filepath.Join(a, profile.File)); err == nil && st.Mode().IsRegular() {
+			a = filepath.Join(a, profile.File)
+		}
+		more, err := expandPaths([]string{a})
+		if err != nil {
+			return fail(stderr, err)
+		}
+		paths = append(paths, more...)
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	bad := 0
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".jsonl") {
-			ok, err := validateRecording(ctx, s, *version, p, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
+		if strings.HasSuffix(p, ".jsonl") || p == "-" {
+			var in io.Reader
+			if p == "-" {
+				in = stdin
+			}
+			ok, err := validateRecording(ctx, s, *version, p, in, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
 			if err != nil {
 				out.Flush()
 				return fail(stderr, err)
@@ -90,7 +102,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			}
 			continue
 		}
-		data, err := os.ReadFile(p)
+		golden := strings.Contains(filepath.ToSlash(p), "golden/")
+		data, err := readBounded(p, golden)
 		if err != nil {
 			fmt.Fprintf(out, "INVALID %s: %v\n", p, err)
 			bad++
@@ -103,7 +116,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				out.Flush()
 				return fail(stderr, err)
 			}
-		case strings.Contains(filepath.ToSlash(p), "golden/"):
+		case golden:
 			if err := runner.CheckGolden(data); err != nil {
 				probs = []string{err.Error()}
 			}
@@ -138,14 +151,17 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // failure, "NOTE    path: ..." for a note), then one line with the counts,
 // starting "ok" when nothing failed. It reports whether nothing failed;
 // its error is a kit failure (IO, INTERRUPTED, ...).
-func validateRecording(ctx context.Context, s *runner.Suite, version int, path string, opt runner.RecordingOptions, out io.Writer) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(out, "INVALID %s: %v\n", path, err)
-		return false, nil
+func validateRecording(ctx context.Context, s *runner.Suite, version int, path string, in io.Reader, opt runner.RecordingOptions, out io.Writer) (bool, error) {
+	if in == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(out, "INVALID %s: %v\n", path, err)
+			return false, nil
+		}
+		defer f.Close()
+		in = f
 	}
-	defer f.Close()
-	st, err := runner.ValidateRecording(ctx, s, version, f, opt, func(lf runner.LineFinding) {
+	st, err := runner.ValidateRecording(ctx, s, version, in, opt, func(lf runner.LineFinding) {
 		word := "INVALID"
 		if lf.Status == "" {
 			word = "NOTE   "
@@ -191,6 +207,36 @@ func validateProfile(s *runner.Suite, path string, data []byte) ([]string, error
 		}
 	}
 	return out, nil
+}
+
+// readBounded reads a vector file, or a golden file when golden is set,
+// for validate: at most suite.MaxVectorFile (16 MiB) or
+// suite.MaxGoldenFile (64 MiB) bytes, the bounds a run reads them with. A
+// regular file over the bound is refused by its size, unread; anything
+// else (a pipe, a device) is read up to the bound and refused past it. A
+// recording (*.jsonl) is streamed instead and has no such bound. Errors:
+// the file cannot be opened or read, or VECTOR_TOO_LARGE, GOLDEN_INVALID.
+func readBounded(path string, golden bool) ([]byte, error) {
+	limit, code, what := int64(suite.MaxVectorFile), kiterr.VectorTooLarge, "a vector file"
+	if golden {
+		limit, code, what = suite.MaxGoldenFile, kiterr.GoldenInvalid, "a golden file"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, kiterr.New(code, "%d bytes, over the %d bytes %s may have (not read; a recording is named *.jsonl and streamed)", st.Size(), limit, what)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, kiterr.New(code, "over the %d bytes %s may have (read no further; a recording is named *.jsonl and streamed)", limit, what)
+	}
+	return data, nil
 }
 
 func validateVectorFile(s *runner.Suite, version int, data []byte) ([]string, error) {

@@ -177,6 +177,13 @@ type Options struct {
 	// after the program name); they decide the CLI's preconditions
 	// ([PermissionPromptStdio]).
 	HostArgs []string
+	// Decided, if set, is called once with the session's [Stats] as soon
+	// as End is decided: before the result frame is written (or at the
+	// malformed line), so before the host can end the session. A host may
+	// kill the agent right after closing its stdin (PyPI claude-code-sdk
+	// 0.0.25 does), before Run returns; what Decided records survives that.
+	// An error from it ends Run with that error.
+	Decided func(*Stats) error
 }
 
 // How a session ended ([Stats.End]).
@@ -383,6 +390,9 @@ collect:
 	default:
 		st.End = EndTimeout
 	}
+	if err := d.decided(); err != nil {
+		return st, err
+	}
 
 	// 3. End the turn like the CLI and record what the host still writes
 	// until it closes stdin.
@@ -472,7 +482,21 @@ func (d *session) malformed() (*Stats, error) {
 		d.st.Pending = append(d.st.Pending, k)
 	}
 	sort.Strings(d.st.Pending)
+	if err := d.decided(); err != nil {
+		return d.st, err
+	}
 	return d.st, d.w.drain(d.o.EndWait)
+}
+
+// decided hands the session's outcome to Options.Decided, if set.
+func (d *session) decided() error {
+	if d.o.Decided == nil {
+		return nil
+	}
+	if err := d.o.Decided(d.st); err != nil {
+		return fmt.Errorf("record the session's outcome: %w", err)
+	}
+	return nil
 }
 
 // unsent records that the plan's lines rest were not written because the

@@ -133,7 +133,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return exitBroken
 	}
 	defer of.Close()
-	st, err := Run(ctx, Options{Plan: pl, Transcript: tf, Observed: of, MaxLine: f.maxLine, HostArgs: f.host}, stdin, stdout)
+	opt := Options{Plan: pl, Transcript: tf, Observed: of, MaxLine: f.maxLine, HostArgs: f.host}
+	if endPath != "" {
+		// The outcome is on disk before the host can end the session: a
+		// host that kills the agent right after closing its stdin leaves
+		// this record, if not the end record (see DecidedSuffix).
+		opt.Decided = func(st *Stats) error { return writeEnd(endPath+DecidedSuffix, st) }
+	}
+	st, err := Run(ctx, opt, stdin, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform agent-double: %v\n", err)
 		return exitBroken
@@ -153,6 +160,15 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	return exitPass
 }
+
+// DecidedSuffix is added to the --end path for the record the double
+// writes as soon as a session's outcome is decided ([Options.Decided]):
+// the same [Stats] as the end record, but written before the result frame,
+// so a host that kills the agent right after closing its stdin cannot take
+// it away. The end record, written when the session is over, is the one
+// the runner polls for; it reads the decided record when there is no end
+// record.
+const DecidedSuffix = ".decided"
 
 // RecordArgv appends the argv a host started the agent with to the --argv
 // record file at path (one JSON array a line), as the double does; the

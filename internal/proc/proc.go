@@ -19,6 +19,11 @@
 //   - Windows (proc_windows.go): a Job Object that holds the whole process
 //     tree and is terminated as one.
 //
+// On Linux each IUT also has limits ([Limits], limits_linux.go): a number
+// of processes and threads (a pids cgroup v2 or v1, else a watch) and,
+// opt-in, of memory; and an isolated IUT gets temporary directories of
+// its own (tmp_linux.go).
+//
 // [Proc.Stop] ends the IUT in one sequence on every system: close stdin,
 // wait a grace period for the main process and every other process of the
 // IUT to end, then ask them to end (SIGTERM where the system has it), then
@@ -50,7 +55,9 @@ type Config struct {
 	// MaxLine is the largest stdout line delivered, in bytes, without its LF.
 	// A longer line is reported with Err [ErrLineTooLong] and discarded.
 	// Zero means 1 MiB. Lines are read ahead of [Proc.Lines]'s reader up
-	// to 16 MiB of lines this long (at least 4 lines, at most 64).
+	// to 16 MiB of lines this long (at least one line, at most 64), so the
+	// lines held at once are at most max(16 MiB, MaxLine) queued, the line
+	// being read and the line the reader holds.
 	MaxLine int
 	// StderrMax is how many bytes of stderr are kept (the last ones). Zero
 	// means 64 KiB.
@@ -72,7 +79,83 @@ type Config struct {
 	// Pool, when not nil, is shared by the IUTs a caller starts one after
 	// another (see [Pool]); nil shares nothing.
 	Pool *Pool
+	// Limits bounds the processes and the memory of the IUT where the
+	// system can hold them (see [Limits]).
+	Limits Limits
+	// Home is the IUT's HOME directory (its working directory is usually
+	// inside it). With [Isolation.Namespaces] the IUT gets temporary
+	// directories of its own; Home stays what it is, the directory on
+	// disk, whatever path it has.
+	Home string
 }
+
+// DefaultProcs is Limits.Procs when it is zero: processes and threads one
+// IUT may have at once. The real CLI (Node.js) runs about 15, a JVM a few
+// dozen on a large machine; a fork bomb reaches it within milliseconds.
+const DefaultProcs = 1024
+
+// Limits bounds what one IUT may use at once (Linux only; other systems
+// ignore them). [Proc.Exhaustion] says which it reached.
+//
+// Procs is held, in this order of preference, by the pids controller of
+// the IUT's cgroup v2 when conform's own cgroup already delegates it to
+// its children (cgroup.subtree_control; conform never enables a
+// controller itself), by a pids cgroup v1 of the IUT's below conform's own
+// where a v1 pids hierarchy is mounted and writable (the IUT is forked
+// from a thread that joined it, so it is inside from its first
+// instruction), and otherwise by a watch that counts the IUT's processes
+// every 50 ms (its cgroup's members, or its process group's from /proc).
+// When a controller holds it and conform's own cgroup (or an ancestor)
+// has a pids limit of its own, each IUT gets at most an even share of
+// what that limit leaves, less a reserve for conform, so a fork bomb
+// cannot starve conform of threads. An IUT that reaches its limit is
+// killed at once (within 50 ms).
+//
+// Memory (opt-in) is held by the memory controller of the IUT's cgroup
+// v2 where conform's cgroup delegates it, or by a memory cgroup v1;
+// where neither exists, Start fails (see [Pool.Supports]). The kernel
+// kills a process of the IUT that exceeds it (counted in
+// Exhaustion.OOMKills).
+type Limits struct {
+	// Procs is the most processes and threads (tasks) of the IUT at once
+	// (the watch counts processes); zero means [DefaultProcs].
+	Procs int
+	// Memory is the most bytes of memory (anonymous, page cache, tmpfs)
+	// the IUT may use at once; zero means no bound.
+	Memory int64
+	// Concurrent is how many IUTs run at once, among which the share of a
+	// shared pids limit is split; zero means one.
+	Concurrent int
+	// WatchOnly holds Procs by the watch alone, for tests of that
+	// fallback.
+	WatchOnly bool
+}
+
+// Exhaustion says which of its limits an IUT reached; valid after
+// [Proc.Stop].
+type Exhaustion struct {
+	// Procs is the process limit the IUT reached, at which conform killed
+	// it, or 0.
+	Procs int
+	// By says what held it: "cgroup v2 pids", "cgroup v1 pids" or
+	// "process watch".
+	By string
+	// OOMKills counts the processes of the IUT the kernel killed at its
+	// memory limit (Memory bytes).
+	OOMKills int
+	Memory   int64
+}
+
+// LimitSupport says what holds [Limits] on this system, as found for a
+// pool: "cgroup v2", "cgroup v1", "process watch" (Procs only), or ""
+// for nothing.
+type LimitSupport struct {
+	Procs, Memory string
+}
+
+// Supports finds what holds Limits here (once per pool; a nil pool looks
+// each time).
+func (p *Pool) Supports() LimitSupport { return supports(p.impl()) }
 
 // Pool is what IUTs started by one caller, one after another or a few at
 // once, may share without anything of one reaching another. On Linux: where
@@ -168,12 +251,13 @@ type Leftovers struct {
 
 // readAheadBytes bounds the stdout lines read ahead of the caller: the
 // line queue holds at most this many bytes of lines of MaxLine bytes (at
-// least 4 lines, at most 64).
+// least one line, at most 64). Before issue 22 it held at least 4 lines:
+// 256 MiB with --max-line 64 MiB.
 const readAheadBytes = 16 << 20
 
 // readAhead is how many lines of at most maxLine bytes the queue holds.
 func readAhead(maxLine int) int {
-	return min(64, max(4, readAheadBytes/max(maxLine, 1)))
+	return min(64, max(1, readAheadBytes/max(maxLine, 1)))
 }
 
 // Proc is a running IUT.
@@ -540,6 +624,10 @@ func (p *Proc) stop(grace, killAfter time.Duration) {
 		// arrived.
 	}
 }
+
+// Exhaustion returns which of its limits the IUT reached; valid after
+// Stop.
+func (p *Proc) Exhaustion() Exhaustion { return p.ctl.exhaustion() }
 
 // Leftovers returns what outlived the main process; valid after Stop.
 func (p *Proc) Leftovers() Leftovers {

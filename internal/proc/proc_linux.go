@@ -113,6 +113,11 @@ type control struct {
 	token string
 	cg    *cgroup // nil without a cgroup
 	pool  *pool   // where cg came from and may go back to; nil: made for this IUT alone
+	// lim holds the IUT's limits (limits_linux.go); hold, when the IUT
+	// was forked from a thread of its own (startOnThread), keeps that
+	// thread parked until release.
+	lim  *limiter
+	hold chan struct{}
 	// released: Stop has finished; the main process's id may name
 	// another process group by now, so nothing is signalled any more.
 	released atomic.Bool
@@ -127,7 +132,16 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 		c.release(false)
 		return nil, nil, errors.New("isolation needs a user and group other than 0")
 	}
+	lim, err := newLimiter(c, cfg.Limits)
+	if err != nil {
+		c.release(false)
+		return nil, nil, err
+	}
+	c.lim = lim
 	namespaces := cfg.Isolate != nil && cfg.Isolate.Namespaces
+	// An isolated IUT gets temporary directories of its own
+	// (tmp_linux.go), made on the thread that forks it.
+	privTmp := namespaces
 	intoCgroup := c.cg != nil
 	for {
 		cmd := newCmd()
@@ -149,7 +163,21 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 		cmd.Cancel = func() error { return c.signal(sigKill) }
 		c.cmd = cmd
 		iuts.forking.RLock()
-		err := cmd.Start()
+		var err error
+		if len(lim.v1) > 0 || privTmp {
+			c.hold = make(chan struct{})
+			err = startOnThread(cmd, func() error {
+				if err := lim.join(); err != nil {
+					return err
+				}
+				if privTmp {
+					return privateTmp([]string{cfg.Home, cfg.Dir}, tmpSize(cfg.Limits))
+				}
+				return nil
+			}, lim.leave, c.hold)
+		} else {
+			err = cmd.Start()
+		}
 		if err == nil {
 			c.pid = cmd.Process.Pid
 			l := leader{pid: c.pid, token: c.token}
@@ -169,7 +197,25 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 					iuts.add(c, leader{pid: c.pid, token: c.token})
 				}
 			}
+			go lim.watch(c)
 			return cmd, c, nil
+		}
+		if c.hold != nil {
+			close(c.hold)
+			c.hold = nil
+		}
+		var pe *prepError
+		if errors.As(err, &pe) {
+			// The thread could not be prepared: the kernel refused the
+			// private temporary directories (drop them), or a v1 cgroup
+			// would not take the thread (fail: the limit could not be
+			// held as found).
+			if privTmp {
+				privTmp = false
+				continue
+			}
+			c.release(false)
+			return nil, nil, err
 		}
 		// A kernel feature may be missing or refused (no user namespaces,
 		// no clone3, a cgroup that takes no processes): drop it and try
@@ -227,6 +273,14 @@ func (c *control) signal(sig stopSignal) error {
 			}
 		}
 	}
+	if c.lim != nil && c.cg == nil {
+		// Without a cgroup v2, the IUT's v1 cgroups list its processes.
+		for _, dir := range c.lim.v1 {
+			for _, pid := range v1Procs(dir) {
+				_ = syscall.Kill(pid, s)
+			}
+		}
+	}
 	return err
 }
 
@@ -280,6 +334,13 @@ func (c *control) drain(d time.Duration) {
 func (c *control) release(handOn bool) {
 	c.released.Store(true)
 	iuts.remove(c)
+	if c.hold != nil {
+		close(c.hold) // the main process is reaped: its forking thread may end
+		c.hold = nil
+	}
+	if c.lim != nil {
+		c.lim.release(c)
+	}
 	if c.cg != nil {
 		if handOn && c.pool != nil && c.cg.reusable() {
 			c.pool.put(c.cg)
@@ -815,9 +876,13 @@ type pool struct {
 	once   sync.Once
 	parent cgroupParent
 	err    error
+	// lim is what holds limits here (limits_linux.go), found once.
+	limOnce sync.Once
+	lim     limitCtl
 
 	mu     sync.Mutex
 	free   []*cgroup
+	freeV1 []string // empty v1 pids cgroups of ended IUTs
 	closed bool
 }
 
@@ -859,11 +924,14 @@ func (pl *pool) put(g *cgroup) {
 // close removes every pooled cgroup.
 func (pl *pool) close() {
 	pl.mu.Lock()
-	free := pl.free
-	pl.free, pl.closed = nil, true
+	free, freeV1 := pl.free, pl.freeV1
+	pl.free, pl.freeV1, pl.closed = nil, nil, true
 	pl.mu.Unlock()
 	for _, g := range free {
 		g.remove()
+	}
+	for _, dir := range freeV1 {
+		removeV1(dir)
 	}
 }
 

@@ -108,3 +108,9 @@ func BecomeSubreaper() error { return errors.ErrUnsupported }
 
 // IsSubreaper is always false here.
 func IsSubreaper() bool { return false }
+
+// exhaustion is empty: no limit is held on this system (see [Limits]).
+func (c *control) exhaustion() Exhaustion { return Exhaustion{} }
+
+// supports finds nothing that holds limits on this system.
+func supports(*pool) LimitSupport { return LimitSupport{} }

@@ -7,8 +7,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,15 +79,22 @@ type Profile struct {
 // positive duration), or 0 when the profile sets none.
 func (p *Profile) TimeoutDuration() time.Duration { return p.timeout }
 
-// Load reads dir/profile.json and expands its variables. Errors:
-// PROFILE_INVALID (missing file, bad JSON, unknown member, empty command, a
-// timeout that is not a positive duration).
+// MaxFile is the largest profile file read, in bytes (1 MiB): profile.json
+// and an expected-failure list. The largest in this repository is 6 KB.
+const MaxFile = 1 << 20
+
+// Load reads dir/profile.json and expands its variables. The file is read
+// as every file of a profile is ([ReadExpectFileIn]): inside dir only,
+// a regular file, at most [MaxFile] bytes. Errors: PROFILE_INVALID
+// (missing file, a link out of dir, not a regular file, too large, bad
+// JSON, unknown member, empty command, a timeout that is not a positive
+// duration).
 func Load(dir string) (*Profile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "profile %s", dir)
 	}
-	data, err := os.ReadFile(filepath.Join(abs, File))
+	data, err := readIn(abs, File)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "read profile")
 	}
@@ -134,12 +143,86 @@ func Load(dir string) (*Profile, error) {
 	return &p, nil
 }
 
-// ExpectFailPath returns the absolute path of the expected-failure file, or "".
+// ExpectFailPath returns the absolute path of the expected-failure file,
+// or "", for messages; read it with [Profile.ExpectFailures].
 func (p *Profile) ExpectFailPath() string {
 	if p.ExpectFail == "" {
 		return ""
 	}
 	return filepath.Join(p.Dir, p.ExpectFail)
+}
+
+// ExpectFailures reads the profile's expected-failure list (ExpectFail)
+// inside the profile's folder ([ReadExpectFileIn]); nil when the profile
+// names none.
+func (p *Profile) ExpectFailures() (map[string]string, error) {
+	if p.ExpectFail == "" {
+		return nil, nil
+	}
+	return ReadExpectFileIn(p.Dir, p.ExpectFail)
+}
+
+// ReadExpectFileIn reads the expected-failure list name, a path relative
+// to the profile folder dir, with [ParseExpectFail], as a suite directory
+// is read: through an [os.Root] opened on dir, so that neither a `..`, an
+// absolute path nor a symbolic link leads out of it (a link that stays
+// inside is followed); only a regular file is read (a FIFO is opened
+// without waiting, then refused), and at most [MaxFile] bytes. A profile
+// from an untrusted change can so make conform read, and print in an
+// error, only what is inside its own folder. Errors: EXPECT_FILE_INVALID
+// (wrapping fs.ErrNotExist for a missing file).
+func ReadExpectFileIn(dir, name string) (map[string]string, error) {
+	data, err := readIn(dir, name)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "expected-failure list of the profile %s", dir)
+	}
+	return ParseExpectFail(bytes.NewReader(data), filepath.Join(dir, name))
+}
+
+// readIn reads the regular file name inside the folder dir, never leaving
+// it (see [ReadExpectFileIn]), at most MaxFile bytes. Its errors name the
+// file, never its content.
+func readIn(dir, name string) ([]byte, error) {
+	if !filepath.IsLocal(name) {
+		return nil, fmt.Errorf("%s is not a path inside the profile folder %s (absolute, or with ..): refused", name, dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlocking, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s cannot be opened inside the profile folder %s (a symbolic link out of it is refused): %w", name, dir, err)
+	}
+	defer f.Close()
+	return readRegular(f, filepath.Join(dir, name))
+}
+
+// readRegular reads the open file f (named name in errors) when it is a
+// regular file of at most MaxFile bytes.
+func readRegular(f *os.File, name string) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): refused", name, st.Mode().Type())
+	}
+	if st.Size() > MaxFile {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d a profile file may have: refused", name, st.Size(), MaxFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFile {
+		return nil, fmt.Errorf("%s grew over the %d bytes a profile file may have: refused", name, MaxFile)
+	}
+	return data, nil
 }
 
 // CacheDir returns where profiles install implementations, outside any
@@ -202,14 +285,22 @@ func ParseExpectFail(r io.Reader, name string) (map[string]string, error) {
 	return out, nil
 }
 
-// ReadExpectFail reads the list at path with [ParseExpectFail].
+// ReadExpectFail reads the list at path (given on the command line, such
+// as --expect-fail) with [ParseExpectFail]: a regular file of at most
+// [MaxFile] bytes (a FIFO is opened without waiting, then refused). A
+// profile's own list is read with [Profile.ExpectFailures]. Errors:
+// EXPECT_FILE_INVALID.
 func ReadExpectFail(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlocking, 0)
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "open expected-failure list")
 	}
 	defer f.Close()
-	return ParseExpectFail(f, path)
+	data, err := readRegular(f, path)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "read expected-failure list")
+	}
+	return ParseExpectFail(bytes.NewReader(data), path)
 }
 
 // String renders the command for messages.

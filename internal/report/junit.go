@@ -167,7 +167,7 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	}
 	if r.Interrupted {
 		add(junitCase{Name: "interrupted", Classname: class + ".run", Time: seconds(0),
-			Error: &junitMessage{Type: result.VerdictInterrupted, Message: fmt.Sprintf("the run was interrupted (SIGINT or SIGTERM): %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total)}})
+			Error: &junitMessage{Type: result.VerdictInterrupted, Message: fmt.Sprintf("the run was interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT): %d of %d vectors did not run", r.Summary.NotRun, r.Summary.Total)}})
 	}
 	if r.ExitCode() != 0 && s.Failures+s.Errors == 0 {
 		add(junitCase{Name: "verdict", Classname: class + ".run", Time: seconds(0),

@@ -119,13 +119,13 @@ func Judge(level string, findings []Finding) (Status, []Finding) {
 // StatusFollows reports whether r's status is the one [Judge] gives its
 // findings: PASS, FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, TIMEOUT and CRASH
 // must equal it; XFAIL needs findings that do not pass (the expected
-// failure failed) and XPASS findings that do (it passed); NOT_RUN and
-// INVALID are decided apart. A saved report whose results break the rule
+// failure failed) and XPASS findings that do (it passed); NOT_RUN,
+// INVALID and SKIPPED are decided apart. A saved report whose results break the rule
 // was not made by the runner (runner.ReadReport refuses it).
 func StatusFollows(r Result) bool {
 	st, _ := Judge(r.Level, r.Findings)
 	switch r.Status {
-	case NotRun, Invalid:
+	case NotRun, Invalid, Skipped:
 		return true
 	case XFail:
 		return st != Pass

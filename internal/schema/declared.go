@@ -2,6 +2,8 @@ package schema
 
 import (
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -21,14 +23,7 @@ import (
 // writer may add to an open object (undeclared: readers ignore it) from one
 // that carries meaning (declared: adding it changes what the frame says).
 func (sch *Schema) Declares(at []string, name string) bool {
-	nodes := expand([]*jsonschema.Schema{sch.s})
-	for _, tok := range at {
-		nodes = expand(memberSchemas(nodes, tok))
-		if len(nodes) == 0 {
-			return false
-		}
-	}
-	for _, n := range nodes {
+	for _, n := range sch.at.schemas(sch.s, at) {
 		if _, ok := n.Properties[name]; ok {
 			return true
 		}
@@ -42,6 +37,49 @@ func (sch *Schema) Declares(at []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// locations caches, per instance location, the subschemas that apply there
+// (expand along its reference tokens): the comparison asks Declares once
+// for every member of an object, and an object of many members would
+// otherwise walk the schema again for each (issue 22: 1,000,000 members
+// took 70 s and most of 1.28 GB). At most maxLocations are kept, then the
+// cache starts again, so its memory is bounded whatever the instance.
+type locations struct {
+	mu sync.Mutex
+	m  map[string][]*jsonschema.Schema
+}
+
+// maxLocations bounds the locations a cache keeps.
+const maxLocations = 1024
+
+// schemas returns the subschemas that apply at the location at of an
+// instance of root (nil when none does).
+func (l *locations) schemas(root *jsonschema.Schema, at []string) []*jsonschema.Schema {
+	key := strings.Join(at, "\x00")
+	if l != nil {
+		l.mu.Lock()
+		nodes, ok := l.m[key]
+		l.mu.Unlock()
+		if ok {
+			return nodes
+		}
+	}
+	nodes := expand([]*jsonschema.Schema{root})
+	for _, tok := range at {
+		if nodes = expand(memberSchemas(nodes, tok)); len(nodes) == 0 {
+			break
+		}
+	}
+	if l != nil {
+		l.mu.Lock()
+		if l.m == nil || len(l.m) >= maxLocations {
+			l.m = map[string][]*jsonschema.Schema{}
+		}
+		l.m[key] = nodes
+		l.mu.Unlock()
+	}
+	return nodes
 }
 
 // expand returns nodes and every subschema that applies at the same instance

@@ -69,7 +69,7 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		}
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
 	}
-	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English)}
+	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English), at: &locations{}}
 	s.cache[loc] = sch
 	return sch, nil
 }
@@ -86,15 +86,18 @@ type Schema struct {
 	// discriminators are member names whose const or enum selects a
 	// oneOf/anyOf branch (see [Schema.WithDiscriminators]).
 	discriminators []string
+	// at caches the subschemas found at instance locations (Declares);
+	// copies made by WithDiscriminators share it.
+	at *locations
 }
 
 // WithDiscriminators returns a copy of sch whose violations follow the
 // branch that the named members select: a oneOf or anyOf branch that fails
-// a const or enum on one of these members (a frame's type, a body's
-// body's kind, from the suite's envelope) is one the instance does not claim to
-// be, so its other failures are left out and the branches are reported as
-// one grouped violation. Without discriminators every branch's failures are
-// reported.
+// a const or enum on one of these members (a frame's kind, a body's shape,
+// as the suite's envelope names them) is one the instance does not claim
+// to be, so its other failures are left out and the branches are reported
+// as one grouped violation. Without discriminators every branch's failures
+// are reported.
 func (sch *Schema) WithDiscriminators(names []string) *Schema {
 	c := *sch
 	c.discriminators = names

@@ -1,0 +1,536 @@
+package proc
+
+// Limits on Linux: what holds an IUT's processes and memory (see [Limits]
+// for the order of preference). What it guarantees:
+//
+//   - a pids controller (cgroup v2 delegated to conform's cgroup, or a
+//     cgroup v1 pids hierarchy): the kernel refuses the IUT's fork or
+//     clone beyond its limit (EAGAIN), so a fork bomb stops there; conform
+//     sees the refusal in pids.events and kills the IUT within 50 ms. A
+//     pids limit above conform (its own cgroup's or an ancestor's, as in a
+//     container) is shared out: each IUT gets at most an even share of
+//     what it leaves, less a reserve, so conform can always start its
+//     threads. A v1 cgroup cannot be entered at clone time, so the IUT is
+//     forked from a fresh thread that joined the IUT's v1 cgroups first
+//     and is then ended (a v1 cgroup holds threads, not only processes).
+//   - the process watch, where no pids controller is usable: every 50 ms
+//     (200 ms when no cgroup lists the IUT and /proc must be scanned) the
+//     IUT's processes are counted and the IUT is killed above the limit.
+//     It cannot stop a fork bomb that fills a limit conform shares within
+//     one interval.
+//   - a memory controller (v2 delegated, or v1): the kernel reclaims and
+//     then kills a process of the IUT above the limit; swap is not
+//     allowed beyond it. Where neither exists, Start fails.
+//
+// Nothing outside conform's own cgroups is changed: a controller is used
+// only where conform's cgroup already delegates it (conform never writes
+// cgroup.subtree_control), and every cgroup conform makes is below its own
+// and removed.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Names of what holds a limit (Exhaustion.By, LimitSupport).
+const (
+	byV2    = "cgroup v2 pids"
+	byV1    = "cgroup v1 pids"
+	byWatch = "process watch"
+)
+
+// Bounds of the sharing of a pids limit conform shares.
+const (
+	// procsReserve is kept back from a shared limit for conform itself:
+	// its Go runtime's threads, a thread per IUT blocked in wait, the
+	// processes it starts besides IUTs.
+	procsReserve = 64
+	// minProcs is the least an IUT is given, however little is left.
+	minProcs = 8
+)
+
+// v1Hierarchy is conform's own cgroup in a mounted cgroup v1 hierarchy of
+// one controller: IUT cgroups are made in dir.
+type v1Hierarchy struct {
+	dir, mount string
+}
+
+// limitCtl is what holds limits on this system, found once per pool.
+type limitCtl struct {
+	// pidsV2 and memV2: conform's cgroup v2 delegates the controller to
+	// the cgroups made below it (they have pids.max, memory.max).
+	pidsV2, memV2 bool
+	// pidsV1 and memV1: a writable v1 hierarchy of the controller.
+	pidsV1, memV1 *v1Hierarchy
+	// headroom is how many more tasks the most constraining pids limit
+	// at or above conform's cgroup allows, or -1 when none is set.
+	headroom int
+}
+
+// findLimits finds what holds limits, given where IUT cgroups v2 are made
+// (nil: none).
+func findLimits(parent *cgroupParent) limitCtl {
+	l := limitCtl{headroom: -1}
+	if parent != nil {
+		if b, err := readFast(parent.dir + "/cgroup.subtree_control"); err == nil {
+			for _, f := range strings.Fields(string(b)) {
+				l.pidsV2 = l.pidsV2 || f == "pids"
+				l.memV2 = l.memV2 || f == "memory"
+			}
+		}
+	}
+	l.pidsV1 = findV1("pids")
+	l.memV1 = findV1("memory")
+	switch {
+	case l.pidsV2:
+		l.headroom = headroom(parent.dir, mountOf(parent.dir))
+	case l.pidsV1 != nil:
+		l.headroom = headroom(l.pidsV1.dir, l.pidsV1.mount)
+	}
+	return l
+}
+
+// mountOf returns the cgroup2 mount point above dir, or dir.
+func mountOf(dir string) string {
+	if mnt, _, err := cgroup2Mount(); err == nil {
+		return mnt
+	}
+	return dir
+}
+
+// findV1 finds conform's own cgroup in a mounted, writable cgroup v1
+// hierarchy of controller, or nil: /proc/self/mountinfo gives the mount
+// (file system type cgroup, the controller among its super options) and
+// /proc/self/cgroup the path ("N:<controllers>:<path>"). Writable means
+// a cgroup can be made there (made and removed at once).
+func findV1(controller string) *v1Hierarchy {
+	info, err := readFast("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	var mnt, root string
+	for _, line := range strings.Split(string(info), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f := strings.Fields(pre)
+		p := strings.Fields(post)
+		if !ok || len(f) < 5 || len(p) < 3 || p[0] != "cgroup" {
+			continue
+		}
+		for _, o := range strings.Split(p[2], ",") {
+			if o == controller {
+				mnt, root = unescapeMount(f[4]), unescapeMount(f[3])
+			}
+		}
+	}
+	if mnt == "" {
+		return nil
+	}
+	own, err := readFast("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(own), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c != controller {
+				continue
+			}
+			rest, ok := strings.CutPrefix(parts[2], root)
+			if !ok {
+				return nil
+			}
+			dir := filepath.Join(mnt, rest)
+			probe, err := os.MkdirTemp(dir, "conform-iut-")
+			if err != nil {
+				return nil
+			}
+			_ = syscall.Rmdir(probe)
+			return &v1Hierarchy{dir: dir, mount: mnt}
+		}
+	}
+	return nil
+}
+
+// headroom returns the least pids.max - pids.current of dir and its
+// ancestors up to mount, or -1 when none has a limit.
+func headroom(dir, mount string) int {
+	least := -1
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		max, err1 := readFast(d + "/pids.max")
+		cur, err2 := readFast(d + "/pids.current")
+		if err1 == nil && err2 == nil {
+			m, errM := strconv.Atoi(strings.TrimSpace(string(max)))
+			c, errC := strconv.Atoi(strings.TrimSpace(string(cur)))
+			if errM == nil && errC == nil && (least < 0 || m-c < least) {
+				least = max0(m - c)
+			}
+		}
+		if d == filepath.Clean(mount) || d == "/" || d == "." {
+			return least
+		}
+	}
+}
+
+func max0(n int) int { return max(n, 0) }
+
+// limitCtl returns what holds limits for the pool's IUTs (found once); a
+// nil pool finds it each time.
+func (pl *pool) limitCtl() limitCtl {
+	if pl == nil {
+		at, err := findCgroupParent()
+		if err != nil {
+			return findLimits(nil)
+		}
+		return findLimits(&at)
+	}
+	pl.limOnce.Do(func() {
+		pl.once.Do(func() { pl.parent, pl.err = findCgroupParent() })
+		if pl.err != nil {
+			pl.lim = findLimits(nil)
+			return
+		}
+		pl.lim = findLimits(&pl.parent)
+	})
+	return pl.lim
+}
+
+func supports(pl *pool) LimitSupport {
+	l := pl.limitCtl()
+	s := LimitSupport{Procs: "process watch"}
+	switch {
+	case l.pidsV2:
+		s.Procs = "cgroup v2"
+	case l.pidsV1 != nil:
+		s.Procs = "cgroup v1"
+	}
+	switch {
+	case l.memV2:
+		s.Memory = "cgroup v2"
+	case l.memV1 != nil:
+		s.Memory = "cgroup v1"
+	}
+	return s
+}
+
+// limiter holds one IUT's limits.
+type limiter struct {
+	procs  int
+	by     string
+	memory int64
+	// v1 are the IUT's cgroups v1 (pids, memory), each joined by the
+	// thread that forks the IUT; pooled tells which came from the pool.
+	v1     []string
+	pooled []bool
+	// events is the pids.events file that counts refused forks ("max
+	// N"), "" for the watch; events0 its count when the IUT started.
+	events  string
+	events0 int64
+	// oomFile counts the kernel's kills at the memory limit ("oom_kill
+	// N" in memory.events or memory.oom_control); oom0 at the start.
+	oomFile string
+	oom0    int64
+	reached atomic.Bool
+	oomKill int64
+	done    chan struct{}
+	stop    sync.Once
+}
+
+// newLimiter sets up the limits of an IUT contained by c (its cgroup v2
+// already chosen, not yet started). Errors: a memory bound where no memory
+// controller exists, or a limit that cannot be written.
+func newLimiter(c *control, l Limits) (*limiter, error) {
+	ctl := c.pool.limitCtl()
+	lim := &limiter{procs: l.Procs, memory: l.Memory, done: make(chan struct{})}
+	if lim.procs <= 0 {
+		lim.procs = DefaultProcs
+	}
+	if ctl.headroom >= 0 && !l.WatchOnly {
+		share := (ctl.headroom - procsReserve) / max(1, l.Concurrent)
+		lim.procs = min(lim.procs, max(share, minProcs))
+	}
+	fail := func(err error) (*limiter, error) {
+		lim.release(c)
+		return nil, err
+	}
+	switch {
+	case l.WatchOnly:
+		lim.by = byWatch
+	case ctl.pidsV2 && c.cg != nil:
+		if err := writeFast(c.cg.dir+"/pids.max", strconv.Itoa(lim.procs)); err != nil {
+			return fail(err)
+		}
+		lim.by, lim.events = byV2, c.cg.dir+"/pids.events"
+	case ctl.pidsV1 != nil:
+		dir, pooled, err := c.pool.v1Cgroup(ctl.pidsV1.dir)
+		if err != nil {
+			return fail(err)
+		}
+		lim.v1, lim.pooled = append(lim.v1, dir), append(lim.pooled, pooled)
+		if err := writeFast(dir+"/pids.max", strconv.Itoa(lim.procs)); err != nil {
+			return fail(err)
+		}
+		lim.by, lim.events = byV1, dir+"/pids.events"
+	default:
+		lim.by = byWatch
+	}
+	if lim.events != "" {
+		lim.events0 = counter(lim.events, "max")
+	}
+	if l.Memory > 0 {
+		mem := strconv.FormatInt(l.Memory, 10)
+		switch {
+		case ctl.memV2 && c.cg != nil:
+			if err := writeFast(c.cg.dir+"/memory.max", mem); err != nil {
+				return fail(err)
+			}
+			_ = writeFast(c.cg.dir+"/memory.swap.max", "0")
+			lim.oomFile = c.cg.dir + "/memory.events"
+		case ctl.memV1 != nil:
+			dir, err := os.MkdirTemp(ctl.memV1.dir, "conform-iut-")
+			if err != nil {
+				return fail(err)
+			}
+			lim.v1, lim.pooled = append(lim.v1, dir), append(lim.pooled, false)
+			if err := writeFast(dir+"/memory.limit_in_bytes", mem); err != nil {
+				return fail(err)
+			}
+			_ = writeFast(dir+"/memory.memsw.limit_in_bytes", mem)
+			lim.oomFile = dir + "/memory.oom_control"
+		default:
+			return fail(errors.New("a memory bound needs a memory controller (a cgroup v2 that delegates memory to conform's cgroup, or a cgroup v1 memory hierarchy), and this system offers neither to conform"))
+		}
+		lim.oom0 = counter(lim.oomFile, "oom_kill")
+	}
+	return lim, nil
+}
+
+// counter reads the value of key in a flat-keyed cgroup file ("key N"
+// lines), or 0.
+func counter(file, key string) int64 {
+	b, err := readFast(file)
+	if err != nil {
+		return 0
+	}
+	for l := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(bytes.TrimSpace(l), []byte(key+" ")); ok {
+			n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// join moves the calling thread into the limiter's v1 cgroups, so that
+// what it forks starts inside them.
+func (lim *limiter) join() error {
+	tid := strconv.Itoa(unix.Gettid())
+	for _, dir := range lim.v1 {
+		if err := writeFast(dir+"/tasks", tid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leave moves the calling thread back to conform's own v1 cgroups (the
+// parents of the limiter's), once the IUT is forked.
+func (lim *limiter) leave() {
+	tid := strconv.Itoa(unix.Gettid())
+	for _, dir := range lim.v1 {
+		_ = writeFast(filepath.Dir(dir)+"/tasks", tid)
+	}
+}
+
+// watch ends the IUT once it reached its process limit: a fork the pids
+// controller refused, or more processes than the limit by the count.
+func (lim *limiter) watch(c *control) {
+	every := 50 * time.Millisecond
+	if lim.events == "" && c.cg == nil {
+		every = 200 * time.Millisecond // each count scans /proc
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-lim.done:
+			return
+		case <-t.C:
+		}
+		var over bool
+		if lim.events != "" {
+			over = counter(lim.events, "max") > lim.events0
+		} else {
+			over = len(c.members())+1 > lim.procs
+		}
+		if over {
+			lim.reached.Store(true)
+			lim.kill(c)
+			return
+		}
+	}
+}
+
+// kill ends every process of the IUT: its containment and the members of
+// its v1 cgroups.
+func (lim *limiter) kill(c *control) {
+	_ = c.signal(sigKill)
+	for _, dir := range lim.v1 {
+		for _, pid := range v1Procs(dir) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// v1Procs lists the processes of a v1 cgroup.
+func v1Procs(dir string) []int {
+	b, err := readFast(dir + "/cgroup.procs")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		// Never conform itself: the thread that forked the IUT is in the
+		// cgroup for a moment, and stays if it could not leave.
+		if pid, err := strconv.Atoi(f); err == nil && pid != self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// release stops the watch, counts the kernel's kills at the memory limit
+// and removes (or pools) the IUT's v1 cgroups, killing what is left in
+// them. Safe to call more than once.
+func (lim *limiter) release(c *control) {
+	lim.stop.Do(func() {
+		close(lim.done)
+		if lim.events != "" && counter(lim.events, "max") > lim.events0 {
+			// A fork refused after the watch's last look (the IUT may
+			// have given up and exited at once).
+			lim.reached.Store(true)
+		}
+		if lim.oomFile != "" {
+			lim.oomKill = counter(lim.oomFile, "oom_kill") - lim.oom0
+		}
+		for i, dir := range lim.v1 {
+			clean := len(v1Procs(dir)) == 0
+			if clean && lim.pooled[i] && c.pool != nil && c.pool.putV1(dir) {
+				continue
+			}
+			removeV1(dir)
+		}
+	})
+}
+
+// removeV1 kills what is left in the v1 cgroup dir and removes it,
+// retrying briefly while its last tasks exit.
+func removeV1(dir string) {
+	for pause := time.Millisecond; ; pause *= 2 {
+		if syscall.Rmdir(dir) == nil || pause > 200*time.Millisecond {
+			return
+		}
+		for _, pid := range v1Procs(dir) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(pause)
+	}
+}
+
+// exhaustion says which limit the IUT reached.
+func (lim *limiter) exhaustion() Exhaustion {
+	var e Exhaustion
+	if lim == nil {
+		return e
+	}
+	if lim.reached.Load() {
+		e.Procs, e.By = lim.procs, lim.by
+	}
+	if lim.oomKill > 0 {
+		e.OOMKills, e.Memory = int(lim.oomKill), lim.memory
+	}
+	return e
+}
+
+func (c *control) exhaustion() Exhaustion { return c.lim.exhaustion() }
+
+// v1Cgroup returns a pooled v1 cgroup made in dir, or a new one (pooled
+// tells which). A nil pool makes one.
+func (pl *pool) v1Cgroup(dir string) (cg string, pooled bool, err error) {
+	if pl != nil {
+		pl.mu.Lock()
+		if n := len(pl.freeV1); n > 0 {
+			cg = pl.freeV1[n-1]
+			pl.freeV1 = pl.freeV1[:n-1]
+		}
+		pl.mu.Unlock()
+		if cg != "" {
+			return cg, true, nil
+		}
+	}
+	cg, err = os.MkdirTemp(dir, "conform-iut-")
+	return cg, pl != nil, err
+}
+
+// putV1 keeps an empty v1 cgroup for a later IUT; false once the pool is
+// closed (the caller removes it).
+func (pl *pool) putV1(dir string) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed {
+		return false
+	}
+	pl.freeV1 = append(pl.freeV1, dir)
+	return true
+}
+
+// startOnThread starts cmd from a new OS thread that runs prep first
+// (joins the IUT's v1 cgroups, makes the IUT's mounts) and after once the
+// fork is done (leaves the v1 cgroups again): the IUT inherits the
+// thread's cgroups and mount namespace. The thread then waits, parked,
+// until hold is closed: the IUT's parent-death signal (Pdeathsig) is tied
+// to the thread that forked it, so the thread must outlive the IUT's main
+// process. Then its goroutine ends with the thread still locked, so the Go
+// runtime ends the thread too and nothing else ever runs in what prep
+// changed. An error of prep is returned wrapped in prepError.
+func startOnThread(cmd *exec.Cmd, prep func() error, after func(), hold <-chan struct{}) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		if err := prep(); err != nil {
+			after()
+			errc <- &prepError{err}
+			return
+		}
+		err := cmd.Start()
+		after()
+		errc <- err
+		if err == nil {
+			<-hold
+		}
+	}()
+	return <-errc
+}
+
+// prepError is a failure of the preparation of the thread that forks an
+// IUT (startOnThread), not of the IUT's command.
+type prepError struct{ err error }
+
+func (e *prepError) Error() string { return fmt.Sprintf("prepare the IUT's thread: %v", e.err) }
+func (e *prepError) Unwrap() error { return e.err }
