@@ -240,6 +240,7 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	if c.err == nil {
 		c.evaluate()
 		c.checkOverlaps()
+		c.checkRoots()
 	}
 	if c.err == nil && c.e.err != nil {
 		c.err = c.e.err

@@ -1095,6 +1095,11 @@ func (c *comparer) wrapper(om map[string]any, oLoc string, nm map[string]any, nL
 		c.schema(oList[p[0]], oItem(p[0]), nList[p[1]], nItem(p[1]), false)
 	}
 	c.pin--
+	if nk == "oneOf" && len(nRest) > 0 {
+		// the old schema is one branch now: an old instance that another
+		// branch accepts too matches two of them and is rejected
+		c.overlaps = append(c.overlaps, overlapCandidate{subj: c.subj, oneOf: nBase})
+	}
 	for _, i := range nRest {
 		ptr := nItem(i)
 		switch {

@@ -165,6 +165,12 @@
 //     it was used (ADDITIVE here). Never checked by meaning: it breaks by name.
 //   - ONEOF_OVERLAP (breaks reader): no instance the old oneOf accepted now matches two or more
 //     branches of the new oneOf, which rejects it; reported only with a witness.
+//   - ACCEPTANCE_NARROWED (breaks reader): the new schema accepts every instance the old one
+//     accepted where no finer rule located a change; reported at the root, only with a witness
+//     the validator checked.
+//   - ACCEPTANCE_WIDENED (breaks writer): the old schema accepts every instance the new one
+//     accepts where no finer rule located a change; reported at the root, only with a witness
+//     the validator checked.
 //   - KEYWORD_CHANGED (breaks both): an assertion keyword without a finer rule (not, contains,
 //     propertyNames, dependentSchemas, unknown keywords) kept its value.
 //

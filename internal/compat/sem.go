@@ -335,6 +335,9 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 			atoms = append(atoms, s)
 			return
 		}
+		// unevaluatedProperties and unevaluatedItems of the view still
+		// see what the node's in-place applicators evaluated
+		pure[inPlaceMark] = true
 		atoms = append(atoms, sref{d: s.d, v: pure, loc: s.loc, view: "|pure"})
 		if arr, ok := m["allOf"].([]any); ok {
 			for i, x := range arr {
@@ -485,7 +488,11 @@ type facts struct {
 	minProps   int64
 	maxProps   int64
 	unique     bool
-	required   map[string]bool
+	// strictInt: every number of the conjunction is an integer in the
+	// sense of draft-04 (written without a fraction: some atom of a
+	// draft-04 document has type integer and not number)
+	strictInt bool
+	required  map[string]bool
 	patterns   map[string]bool
 	formats    map[string]bool
 }
@@ -509,6 +516,9 @@ func (e *engine) factsOf(a conj) facts {
 			continue
 		}
 		f.types &= maskOf(m)
+		if strictInteger(s) {
+			f.strictInt = true
+		}
 		if vs, ok := valueList(m); ok {
 			if !f.finite {
 				f.finite, f.vals = true, vs
@@ -665,6 +675,21 @@ func cmpRat(a, b *big.Rat) int {
 	return a.Cmp(b)
 }
 
+// strictInteger reports whether s is a schema of a draft-04 document whose
+// type admits integers but not number: draft-04 (Validation §5.5.2, and
+// its test suite's zeroTerminatedFloats) defines an integer as a JSON
+// number without a fraction or exponent, so 1.0 is not one, while draft-06
+// and later accept any number with a zero fractional part. The prover
+// holds such a schema implied only by conjunctions whose numbers are
+// draft-04 integers too.
+func strictInteger(s sref) bool {
+	if s.d == nil || s.d.tr == nil || s.d.tr.dialect != draft04 {
+		return false
+	}
+	m, isFalse := s.m()
+	return !isFalse && maskOf(m)&tNum == tInt
+}
+
 // valueList returns const as one value, else the enum values.
 func valueList(m map[string]any) ([]any, bool) {
 	if v, ok := m["const"]; ok {
@@ -817,10 +842,17 @@ func (e *engine) applicableAtom(s sref, name string, lenient bool) ([]sref, bool
 	return out, true
 }
 
+// inPlaceMark is the key flatten sets on the pure view of a node that
+// had in-place applicators (allOf, $ref, anyOf, ...): they were taken out
+// of the view, but its unevaluated* keywords still see what they
+// evaluated (JSON Schema 2020-12 Core §11), so the view must not read
+// those keywords as additionalProperties or items.
+const inPlaceMark = "\x00inplace"
+
 // hasInPlace reports whether a schema object has in-place applicators that
 // evaluate properties or items beside its own keywords.
 func hasInPlace(m map[string]any) bool {
-	for _, k := range []string{"allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas", "not"} {
+	for _, k := range []string{inPlaceMark, "allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas", "not"} {
 		if _, ok := m[k]; ok {
 			return true
 		}
@@ -847,8 +879,8 @@ func itemAtom(s sref, i int) (sref, bool) {
 	if it, ok := m["items"]; ok {
 		return s.sub(it, "items"), true
 	}
-	if ui, ok := m["unevaluatedItems"]; ok && !hasInPlace(m) {
-		return s.sub(ui, "unevaluatedItems"), true
+	if ui, ok := m["unevaluatedItems"]; ok && !hasInPlace(m) && m["contains"] == nil {
+		return s.sub(ui, "unevaluatedItems"), true // contains evaluates the items it matches
 	}
 	return sref{}, false
 }
@@ -994,7 +1026,9 @@ func (e *engine) eqKw(kw string, a sref, av any, b sref, bv any, visited map[str
 			}
 		}
 		return true
-	case "required", "enum", "type":
+	case "type":
+		return sameSet(av, bv) && strictInteger(a) == strictInteger(b)
+	case "required", "enum":
 		return sameSet(av, bv)
 	}
 	return jsonText(av) == jsonText(bv)
@@ -1077,7 +1111,7 @@ func (e *engine) proveFlat(a conj, b sref) bool {
 	if f.types == 0 {
 		return true
 	}
-	if f.finite && b.d != nil && b.view == "" {
+	if f.finite && b.d != nil && b.view == "" && !(b.d.tr != nil && b.d.tr.dialect == draft04 && f.types&tInt != 0) {
 		all := true
 		for _, v := range f.vals {
 			ok, known := e.valid(b, v)
@@ -1205,6 +1239,9 @@ func (e *engine) atomImplied(a conj, f facts, b sref) bool {
 	if f.types&^maskOf(m) != 0 {
 		return false
 	}
+	if strictInteger(b) && f.types&tInt != 0 && !f.strictInt {
+		return false // 1.0 is a number of a that draft-04's integer rejects
+	}
 	for _, kw := range sortedKeys(m) {
 		v := m[kw]
 		if isAnnotation(kw) {
@@ -1230,6 +1267,9 @@ func (e *engine) atomImplied(a conj, f facts, b sref) bool {
 				return false
 			}
 		case "prefixItems", "items", "unevaluatedItems":
+			if kw == "unevaluatedItems" && f.types&tArr != 0 && (hasInPlace(m) || m["contains"] != nil) && !trivialS(b.sub(v, kw)) {
+				return false // what it leaves to the rest depends on what the applicators evaluated
+			}
 			if f.types&tArr != 0 && !e.arrayImplied(a, f, b, m) {
 				return false
 			}

@@ -22,6 +22,9 @@ type findingMeta struct {
 	// byName: the change breaks by name, not by value (a definition
 	// removed): it is never checked and stays BREAKING
 	byName bool
+	// lowered: an option or the change's shape made it ADDITIVE (soft as
+	// add was asked), not a decision of checkOverlaps or checkRoots
+	lowered bool
 }
 
 // add records a finding of rule at ptr about the current subject pair.
@@ -38,7 +41,7 @@ func (c *comparer) add(rule, ptr string, soft bool, format string, args ...any) 
 		Verdict:   VerdictAdditive,
 		Message:   fmt.Sprintf(format, args...),
 	})
-	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED" && !soft})
+	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, lowered: soft && r.Option != "", subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED" && !soft})
 }
 
 // addOld is add for a pointer into the old document.
@@ -294,5 +297,58 @@ func (c *comparer) checkOverlaps() {
 		f.Verdict, f.Direction, f.Evidence = VerdictBreaking, DirectionReader, evidenceWitness
 		f.Witness = c.newWitness(w, BreaksReader, oc.subj)
 		c.meta[len(c.meta)-1].soft = true // decided here; evaluate leaves it
+	}
+}
+
+// checkRoots is the safety net of the rules: for each selected direction
+// that no BREAKING finding breaks and that the prover cannot prove at the
+// roots, a witness searched at the roots (an instance the validator
+// accepts in one document and rejects in the other) becomes an
+// ACCEPTANCE_NARROWED (reader) or ACCEPTANCE_WIDENED (writer) finding, so
+// a change no finer rule located (a member an unevaluatedProperties no
+// longer sees, a keyword's meaning in another draft) is not passed in
+// silence.
+func (c *comparer) checkRoots() {
+	for _, d := range []Breaks{BreaksReader, BreaksWriter} {
+		if c.filter&d == 0 || c.e.stop() {
+			continue
+		}
+		broken := false
+		for i, f := range c.findings {
+			if f.Verdict == VerdictBreaking && (f.Direction == d.String() || f.Direction == DirectionBoth) {
+				broken = true
+				break
+			}
+			if m := c.meta[i]; m.lowered && m.rule.Breaks&d != 0 {
+				broken = true // an option made a change of this direction harmless: the roots differ by choice
+				break
+			}
+		}
+		if broken {
+			continue
+		}
+		x, y := c.srefOld(""), c.srefNew("")
+		if d == BreaksWriter {
+			x, y = y, x
+		}
+		if c.e.prove(conj{atoms: []sref{x}}, y) {
+			continue
+		}
+		w, ok := c.e.witness(x, y)
+		if !ok {
+			continue
+		}
+		rule, msg := "ACCEPTANCE_NARROWED", "the new schema rejects a value the old schema accepted, where no finer rule located the change"
+		if d == BreaksWriter {
+			rule, msg = "ACCEPTANCE_WIDENED", "the new schema accepts a value the old schema rejected, where no finer rule located the change"
+		}
+		saved := c.subj
+		c.subj = [2]string{"", ""}
+		c.add(rule, "", false, "%s", msg)
+		c.subj = saved
+		f := &c.findings[len(c.findings)-1]
+		f.Verdict, f.Direction, f.Evidence = VerdictBreaking, d.String(), evidenceWitness
+		f.Witness = c.newWitness(w, d, [2]string{"", ""})
+		c.meta[len(c.meta)-1].soft = true // decided here
 	}
 }
