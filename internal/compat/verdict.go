@@ -99,11 +99,11 @@ func (c *comparer) check(subj [2]string, d Breaks) outcome {
 	var out outcome
 	switch {
 	case c.e.prove(conj{atoms: []sref{x}}, y):
-		out = outcome{kind: evidenceProof, proof: subsumption(d, subj[0], subj[1])}
+		out = outcome{kind: evidenceProof, proof: c.subsumption(d, subj[0], subj[1])}
 	default:
 		so, sn := scopeOf(subj[0]), scopeOf(subj[1])
 		if (so != subj[0] || sn != subj[1]) && c.scopeHolds(so, sn, d) {
-			out = outcome{kind: evidenceProof, proof: subsumption(d, so, sn)}
+			out = outcome{kind: evidenceProof, proof: c.subsumption(d, so, sn)}
 			break
 		}
 		if w, ok := c.e.witness(x, y); ok {
@@ -139,7 +139,10 @@ func (c *comparer) scopeHolds(so, sn string, d Breaks) bool {
 	return c.e.prove(conj{atoms: []sref{x}}, y)
 }
 
-func subsumption(d Breaks, oLoc, nLoc string) string {
+// subsumption states a proof at the translated locations oLoc and nLoc,
+// named as the documents are written.
+func (c *comparer) subsumption(d Breaks, oLoc, nLoc string) string {
+	oLoc, nLoc = c.old.tr.origPointer(oLoc), c.new.tr.origPointer(nLoc)
 	if d == BreaksWriter {
 		return fmt.Sprintf("proved: the old schema at %s accepts every instance the new schema at %s accepts", show(oLoc), show(nLoc))
 	}
@@ -238,7 +241,7 @@ func (c *comparer) rootChecks(findings []Finding) []Check {
 		}
 		if ch.Holds {
 			if c.e.prove(conj{atoms: []sref{x}}, y) {
-				ch.Evidence, ch.Proof = evidenceProof, subsumption(d, "", "")
+				ch.Evidence, ch.Proof = evidenceProof, c.subsumption(d, "", "")
 			} else {
 				ch.Evidence = evidenceUnchecked
 			}
