@@ -493,8 +493,8 @@ type facts struct {
 	// draft-04 document has type integer and not number)
 	strictInt bool
 	required  map[string]bool
-	patterns   map[string]bool
-	formats    map[string]bool
+	patterns  map[string]bool
+	formats   map[string]bool
 }
 
 func intOf(v any) (int64, bool) {
