@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +32,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	enumAdditive := fl.Bool("enum-added-additive", false, "an enum value added is ADDITIVE (default: BREAKING for writers)")
 	formatAnnotation := fl.Bool("format-annotation", false, "treat format as an annotation: format changes are ADDITIVE")
 	requiredDefault := fl.Bool("required-default-additive", false, "a property with a default that becomes required is ADDITIVE")
+	noMetaschema := fl.Bool("no-metaschema", false, "do not validate the schemas against their draft's meta-schema first (default: an invalid schema is SCHEMA_INVALID, exit 2)")
 	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
 	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
@@ -91,7 +94,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 		raw[i] = data
-		if docs[i], err = canon.Parse(data); err != nil {
+		if docs[i], err = readSchema(data); err != nil {
 			fmt.Fprintf(stderr, "conform compat: %s: %v\n", f, err)
 			return exitUsage
 		}
@@ -108,6 +111,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		FormatAnnotation:        *formatAnnotation,
 		RequiredDefaultAdditive: *requiredDefault,
 		DefaultDraft:            *defaultDraft,
+		NoMetaschema:            *noMetaschema,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
@@ -221,4 +225,24 @@ func writeCompatGitHub(w io.Writer, rep compat.Report, file string, data []byte)
 		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, report.EscapeWorkflowProperty(file), line, col, report.EscapeWorkflowProperty(f.Rule), report.EscapeWorkflowData(msg))
 	}
 	fmt.Fprintf(w, "compat: %d breaking, %d additive\n", rep.Breaking, rep.Additive)
+}
+
+// readSchema decodes a schema document with canon.Parse (strict RFC 8259:
+// UTF-8, no duplicate names). A schema may hold an integer that binary64
+// cannot represent (a default or an enum value beyond ±2^53, such as an
+// int64 or uint64 limit): canon refuses it (JSON_NUMBER_INEXACT) because it
+// canonicalizes values, but a schema is only read, so such a document is
+// decoded again with its numbers kept as written (json.Number); the
+// validator and the prover compare them exactly.
+func readSchema(data []byte) (any, error) {
+	v, err := canon.Parse(data)
+	if kiterr.CodeOf(err) != kiterr.JSONNumberInexact {
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, kiterr.Wrap(kiterr.JSONSyntax, err, "decode")
+	}
+	return v, nil
 }

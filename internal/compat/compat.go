@@ -3,6 +3,7 @@ package compat
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -53,6 +54,12 @@ type Options struct {
 	// readers that fill defaults before they validate. Default false:
 	// default is an annotation and a validating reader rejects old messages.
 	RequiredDefaultAdditive bool
+	// NoMetaschema skips the validation of both documents against their
+	// draft's meta-schema. Default false: a document the meta-schema
+	// rejects ({"type": "strnig"}, "items": "oops", a boolean
+	// exclusiveMinimum under 2020-12) is SCHEMA_INVALID with the pointer of
+	// the violation, never compared.
+	NoMetaschema bool
 	// DefaultDraft is the draft of a document without $schema: "2020-12"
 	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
 	DefaultDraft string
@@ -303,7 +310,23 @@ func loadDoc(name string, root any, opt Options, def dialect) (*doc, error) {
 	switch root.(type) {
 	case bool, map[string]any:
 	default:
-		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %s, want an object or a boolean", name, jsonKind(root))
+	}
+	if _, err := dialectOf(name, root, def); err != nil {
+		return nil, err
+	}
+	std, err := schema.NewStandalone(name, root, !opt.FormatAnnotation, def.String())
+	if err != nil {
+		return nil, err
+	}
+	if !opt.NoMetaschema {
+		if err := std.CheckMeta(); err != nil {
+			var ke *kiterr.Error
+			if errors.As(err, &ke) {
+				return nil, &kiterr.Error{Code: ke.Code, Msg: name + " schema: " + ke.Msg, Err: ke.Err}
+			}
+			return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema", name)
+		}
 	}
 	tr, err := translate(name, root, def)
 	if err != nil {
@@ -314,8 +337,6 @@ func loadDoc(name string, root any, opt Options, def dialect) (*doc, error) {
 		return nil, err
 	}
 	d.tr = tr
-	if std, err := schema.NewStandalone(name, root, !opt.FormatAnnotation, def.String()); err == nil {
-		d.std = std
-	}
+	d.std = std
 	return d, nil
 }

@@ -47,7 +47,7 @@ func dialectOf(name string, root any, def dialect) (dialect, error) {
 	}
 	s, ok := raw.(string)
 	if !ok {
-		return 0, kiterr.New(kiterr.SchemaInvalid, "%s schema: $schema is %T, want a string", name, raw)
+		return 0, kiterr.New(kiterr.SchemaInvalid, "%s schema: $schema is %s, want a string", name, jsonKind(raw))
 	}
 	u := strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/")
 	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
@@ -378,7 +378,7 @@ func (tr *translator) resolveRefs() error {
 		if raw, ok := m["$ref"]; ok {
 			ref, ok := raw.(string)
 			if !ok {
-				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", tr.name, show(tr.t.origPointer(loc)), raw)
+				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %s, want a string", tr.name, show(tr.t.origPointer(loc)), jsonKind(raw))
 			}
 			ptr, err := tr.resolve(ref, base, resources, anchors, loc)
 			if err != nil {

@@ -6,6 +6,9 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 )
@@ -34,7 +37,7 @@ func NewStandalone(name string, doc any, assertFormat bool, defaultDraft string)
 	switch doc.(type) {
 	case bool, map[string]any:
 	default:
-		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, doc)
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is not an object or a boolean", name)
 	}
 	url := "file:///conform-compat/" + name + ".json"
 	drafts := map[string]*jsonschema.Draft{"": jsonschema.Draft2020, "2020-12": jsonschema.Draft2020, "2019-09": jsonschema.Draft2019,
@@ -102,4 +105,56 @@ type refuseLoader struct{}
 
 func (refuseLoader) Load(url string) (any, error) {
 	return nil, kiterr.New(kiterr.SchemaRefRemote, "$ref %s is outside the document; conform never fetches schemas", url)
+}
+
+// CheckMeta validates the whole document against the meta-schema of its
+// draft (the one its $schema names, else the default draft of
+// [NewStandalone]), as jsonschema v6 does when it first compiles a
+// resource. Errors: SCHEMA_INVALID naming the JSON Pointer of the most
+// specific violation in the document and what the meta-schema says of it
+// ("at /properties/a/type: value must be one of ..."); SCHEMA_REF_REMOTE
+// and SCHEMA_INVALID for a $ref that does not resolve.
+func (s *Standalone) CheckMeta() error {
+	_, err := s.compile("")
+	if err == nil {
+		return nil
+	}
+	var sve *jsonschema.SchemaValidationError
+	if !errors.As(err, &sve) {
+		return err
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(sve.Err, &ve) {
+		return kiterr.Wrap(kiterr.SchemaInvalid, sve.Err, "not valid against its meta-schema")
+	}
+	best, where := "", ""
+	depth := -1
+	p := message.NewPrinter(language.English)
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		switch e.ErrorKind.(type) {
+		case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf, *kind.AnyOf, *kind.OneOf:
+			// a group: its causes say what is wrong
+		default:
+			if len(e.InstanceLocation) > depth {
+				depth = len(e.InstanceLocation)
+				best = e.ErrorKind.LocalizedString(p)
+				where = ""
+				for _, tok := range e.InstanceLocation {
+					where += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+				}
+			}
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	if best == "" {
+		best = ve.Error()
+	}
+	if where == "" {
+		where = "#"
+	}
+	return &kiterr.Error{Code: kiterr.SchemaInvalid, Msg: "not valid against its draft's meta-schema at " + where + ": " + best}
 }
