@@ -85,6 +85,9 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		return
 	}
 	c.seen[key] = true
+	if c.same(o, oLoc, n, nLoc) {
+		return // equal schemas (annotations aside): nothing below can differ
+	}
 	c.cur = [2]string{oLoc, nLoc}
 	if c.pin == 0 {
 		c.subj = c.cur

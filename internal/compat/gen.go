@@ -523,6 +523,10 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 			}
 		}
 	}
+	for r := range f.required {
+		names[r] = true
+	}
+	names = g.prioritize(a, hc, f, names)
 	cands := map[string][]any{}
 	for _, n := range sortedKeys(names) {
 		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
@@ -589,6 +593,57 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 		out = append(out, o)
 	}
 	return out
+}
+
+// maxNames bounds the member names one object candidate varies: an
+// object type with hundreds of properties (renovate's configuration has
+// about 200) would otherwise give objects of hundreds of members at each
+// of genDepth levels, gigabytes of candidates.
+const maxNames = 24
+
+// prioritize keeps at most maxNames names: the required ones, then those
+// whose schemas differ between the two sides (declared on one side only,
+// or not equal), then the rest in name order.
+func (g *generator) prioritize(a, hc conj, f facts, names map[string]bool) map[string]bool {
+	if len(names) <= maxNames {
+		return names
+	}
+	keep := map[string]bool{}
+	for _, n := range sortedKeys(f.required) {
+		if len(keep) < maxNames {
+			keep[n] = true
+		}
+	}
+	sameSide := func(n string) bool {
+		x, y := g.e.applicable(a, n), g.e.applicable(hc, n)
+		if len(x.atoms) != len(y.atoms) {
+			return false
+		}
+		for i := range x.atoms {
+			if !g.e.eqS(x.atoms[i], y.atoms[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	var rest []string
+	for _, n := range sortedKeys(names) {
+		if keep[n] {
+			continue
+		}
+		if len(keep) < maxNames && !sameSide(n) {
+			keep[n] = true
+			continue
+		}
+		rest = append(rest, n)
+	}
+	for _, n := range rest {
+		if len(keep) >= maxNames {
+			break
+		}
+		keep[n] = true
+	}
+	return keep
 }
 
 func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []any {

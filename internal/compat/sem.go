@@ -355,7 +355,12 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 			if arr, ok := m[kw].([]any); ok {
 				var alts []alt
 				for i, x := range arr {
-					alts = append(alts, alt{pos: []sref{s.sub(x, kw, strconv.Itoa(i))}})
+					b := s.sub(x, kw, strconv.Itoa(i))
+					if kw == "anyOf" {
+						alts = spliceAnyOf(alts, b, 0)
+						continue
+					}
+					alts = append(alts, alt{pos: []sref{b}})
 				}
 				disj = append(disj, disjunction{kw, alts})
 			}
@@ -378,6 +383,24 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 	}
 	neg = append(neg, in.neg...)
 	return atoms, neg, disj, isEmpty
+}
+
+// spliceAnyOf appends branch b of an anyOf to alts, or, when b is itself
+// nothing but an anyOf (nested anyOf, a $ref to one), its branches: the
+// union is the same, and a prover that meets a flat list tries each leaf
+// once instead of descending level by level (50 nested anyOf cost
+// hundreds of megabytes of memo keys before).
+func spliceAnyOf(alts []alt, b sref, depth int) []alt {
+	d := b.deref()
+	if m, ok := d.v.(map[string]any); ok && depth < 64 {
+		if kw, list := pureCombinator(m); kw == "anyOf" {
+			for i, x := range list {
+				alts = spliceAnyOf(alts, d.sub(x, "anyOf", strconv.Itoa(i)), depth+1)
+			}
+			return alts
+		}
+	}
+	return append(alts, alt{pos: []sref{b}})
 }
 
 // maxAlternatives bounds the expansion of one conjunction into its
@@ -942,8 +965,21 @@ func (e *engine) emptyFlat(a conj) bool {
 
 // eqS reports whether two schemas have the same keywords after resolving
 // $ref and ignoring annotations (so they accept the same instances).
+//
+// The pairs one call visits, each assumed equal when met again, form a
+// bisimulation when the call answers true: every one of them is then
+// memoized as equal, so a definition compared once is never compared
+// again (linear in the documents' size for the differ's top-down walk).
+// A false answer is memoized for the pairs on the path that failed.
 func (e *engine) eqS(a, b sref) bool {
-	return e.eqRec(a, b, map[string]bool{})
+	visited := map[string]bool{}
+	res := e.eqRec(a, b, visited)
+	if res && e.err == nil {
+		for k := range visited {
+			e.eqMemo[k] = true
+		}
+	}
+	return res
 }
 
 func (e *engine) eqRec(a, b sref, visited map[string]bool) bool {
@@ -981,8 +1017,8 @@ func (e *engine) eqRec(a, b sref, visited map[string]bool) bool {
 			}
 		}
 	}
-	if len(visited) == 1 || !res {
-		e.eqMemo[k] = res // false holds whatever was assumed
+	if !res {
+		e.eqMemo[k] = false // false holds whatever was assumed
 	}
 	return res
 }

@@ -22,7 +22,11 @@ import (
 // Safe for concurrent use.
 type Standalone struct {
 	url string
-	mu  sync.Mutex
+	// doc is the document as given; metaURL the meta-schema of its
+	// default draft (its own $schema wins)
+	doc     any
+	metaURL string
+	mu      sync.Mutex
 	c   *jsonschema.Compiler
 	// compiled locations; a nil entry records a location that failed
 	cache map[string]*jsonschema.Schema
@@ -55,7 +59,10 @@ func NewStandalone(name string, doc any, assertFormat bool, defaultDraft string)
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema", name)
 	}
-	return &Standalone{url: url, c: c, cache: map[string]*jsonschema.Schema{}, errs: map[string]error{}}, nil
+	metas := map[string]string{"": "https://json-schema.org/draft/2020-12/schema", "2020-12": "https://json-schema.org/draft/2020-12/schema",
+		"2019-09": "https://json-schema.org/draft/2019-09/schema", "draft-07": "http://json-schema.org/draft-07/schema#",
+		"draft-06": "http://json-schema.org/draft-06/schema#", "draft-04": "http://json-schema.org/draft-04/schema#"}
+	return &Standalone{url: url, c: c, doc: doc, metaURL: metas[defaultDraft], cache: map[string]*jsonschema.Schema{}, errs: map[string]error{}}, nil
 }
 
 // compile returns the compiled schema at JSON Pointer ptr ("" is the root).
@@ -114,18 +121,29 @@ func (refuseLoader) Load(url string) (any, error) {
 // specific violation in the document and what the meta-schema says of it
 // ("at /properties/a/type: value must be one of ..."); SCHEMA_REF_REMOTE
 // and SCHEMA_INVALID for a $ref that does not resolve.
+//
+// Only the meta-schema is compiled (the document is its instance), so the
+// check costs one validation pass, not a compilation of every location.
 func (s *Standalone) CheckMeta() error {
-	_, err := s.compile("")
+	meta := s.metaURL
+	if m, ok := s.doc.(map[string]any); ok {
+		if u, ok := m["$schema"].(string); ok {
+			meta = u
+		}
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	ms, err := c.Compile(meta)
+	if err != nil {
+		return kiterr.Wrap(kiterr.SchemaUnsupported, err, "meta-schema %s", meta)
+	}
+	err = ms.Validate(s.doc)
 	if err == nil {
 		return nil
 	}
-	var sve *jsonschema.SchemaValidationError
-	if !errors.As(err, &sve) {
-		return err
-	}
 	var ve *jsonschema.ValidationError
-	if !errors.As(sve.Err, &ve) {
-		return kiterr.Wrap(kiterr.SchemaInvalid, sve.Err, "not valid against its meta-schema")
+	if !errors.As(err, &ve) {
+		return kiterr.Wrap(kiterr.SchemaInvalid, err, "not valid against its meta-schema")
 	}
 	best, where := "", ""
 	depth := -1
