@@ -27,7 +27,7 @@ type Standalone struct {
 	doc     any
 	metaURL string
 	mu      sync.Mutex
-	c   *jsonschema.Compiler
+	c       *jsonschema.Compiler
 	// compiled locations; a nil entry records a location that failed
 	cache map[string]*jsonschema.Schema
 	errs  map[string]error
