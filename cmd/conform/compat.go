@@ -7,7 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -35,6 +39,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	noMetaschema := fl.Bool("no-metaschema", false, "do not validate the schemas against their draft's meta-schema first (default: an invalid schema is SCHEMA_INVALID, exit 2)")
 	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
 	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
+	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the heap passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
 	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
 	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")
@@ -61,6 +66,17 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *timeout < 0 {
 		return usageError(stderr, "compat", "--timeout must not be negative")
+	}
+	memLimit, err := parseBytes(*memory)
+	if err != nil {
+		return usageError(stderr, "compat", "--memory: %v", err)
+	}
+	if memLimit > 0 {
+		// the collector works harder near the bound, so the heap the
+		// prover reads is mostly live data (runtime/debug.SetMemoryLimit)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
+	} else {
+		memLimit = -1
 	}
 	var policy compat.Policy
 	for _, pf := range []struct {
@@ -112,13 +128,14 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		RequiredDefaultAdditive: *requiredDefault,
 		DefaultDraft:            *defaultDraft,
 		NoMetaschema:            *noMetaschema,
+		MemoryLimit:             memLimit,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
 		switch kiterr.CodeOf(err) {
 		case kiterr.Interrupted:
 			return exitInterrupted
-		case kiterr.CompatTimeout:
+		case kiterr.CompatTimeout, kiterr.CompatMemory:
 			return exitBroken
 		}
 		return exitUsage
@@ -245,4 +262,25 @@ func readSchema(data []byte) (any, error) {
 		return nil, kiterr.Wrap(kiterr.JSONSyntax, err, "decode")
 	}
 	return v, nil
+}
+
+// parseBytes reads a byte count: digits with an optional KiB, MiB or GiB
+// suffix ("512MiB", "1GiB", "0").
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a byte count (digits with an optional KiB, MiB or GiB suffix)", s)
+	}
+	return n * mult, nil
 }

@@ -60,6 +60,12 @@ type Options struct {
 	// exclusiveMinimum under 2020-12) is SCHEMA_INVALID with the pointer of
 	// the violation, never compared.
 	NoMetaschema bool
+	// MemoryLimit bounds the process's heap while Compare runs, in bytes:
+	// past it Compare returns COMPAT_MEMORY instead of growing further. 0
+	// means [DefaultMemoryLimit] (1 GiB), a negative value no bound. The
+	// heap is read (runtime/metrics) every few hundred steps of the prover
+	// and the witness search, so the bound holds within a few megabytes.
+	MemoryLimit int64
 	// DefaultDraft is the draft of a document without $schema: "2020-12"
 	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
 	DefaultDraft string
@@ -198,10 +204,11 @@ type Report struct {
 // Errors (kit failures, not findings): SCHEMA_REF_REMOTE for a $ref to any
 // other URL; SCHEMA_INVALID for a root that is not an object or boolean, a
 // $ref that is not a string or does not resolve, a $ref cycle with no schema
-// in between; SCHEMA_UNSUPPORTED for a $schema it does not know (draft-03
+// in between, a document its draft's meta-schema rejects (unless
+// NoMetaschema); SCHEMA_UNSUPPORTED for a $schema it does not know (draft-03
 // and older) or $dynamicRef/$recursiveRef; USAGE for an unknown Direction;
 // INTERRUPTED when ctx is cancelled, COMPAT_TIMEOUT when its deadline
-// passes.
+// passes, COMPAT_MEMORY when the heap passes MemoryLimit.
 func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	var filter Breaks
 	switch opt.Direction {

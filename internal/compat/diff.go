@@ -63,8 +63,8 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 	if c.err != nil {
 		return
 	}
-	if err := c.ctx.Err(); err != nil {
-		c.err = ctxErr(err)
+	if c.e.stop() {
+		c.err = c.e.err
 		return
 	}
 	saved, savedCur := c.subj, c.cur

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"regexp"
 	"regexp/syntax"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,17 +106,26 @@ type engine struct {
 	err       error
 	regexps   map[string]*regexp.Regexp
 	genMemo   map[string][]any // generator results (gen.go)
+	// memLimit bounds the heap (bytes; negative: none); polls counts stop
+	// calls, sample is the runtime/metrics buffer
+	memLimit int64
+	polls    int
+	sample   []metrics.Sample
 	sepMemo   map[string][]any // separating candidates per schema pair
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
-	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
+	limit := opt.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
 		genMemo: map[string][]any{}, sepMemo: map[string][]any{}}
 }
 
-// stop reports whether the engine must give up (context done); the error
-// is kept for Compare.
+// stop reports whether the engine must give up (context done, or the heap
+// past [Options].MemoryLimit); the error is kept for Compare.
 func (e *engine) stop() bool {
 	if e.err != nil {
 		return true
@@ -124,8 +134,33 @@ func (e *engine) stop() bool {
 		e.err = ctxErr(err)
 		return true
 	}
+	e.polls++
+	if e.memLimit > 0 && e.polls%memPollEvery == 0 {
+		if heap := heapBytes(e.sample); heap > e.memLimit {
+			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the heap reached %d MiB, past the memory bound of %d MiB (--memory)", heap>>20, e.memLimit>>20)
+			return true
+		}
+	}
 	return false
 }
+
+// memPollEvery is how many stop calls pass between two reads of the heap
+// size (a read costs about a microsecond).
+const memPollEvery = 256
+
+// heapBytes reads the bytes of heap objects, live or not yet swept
+// (runtime/metrics "/memory/classes/heap/objects:bytes"), into sample.
+func heapBytes(sample []metrics.Sample) int64 {
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
+}
+
+// DefaultMemoryLimit is the heap bound of [Options].MemoryLimit when it is
+// zero: 1 GiB.
+const DefaultMemoryLimit = 1 << 30
 
 func ctxErr(err error) error {
 	if err == context.DeadlineExceeded {
