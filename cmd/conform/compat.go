@@ -25,8 +25,10 @@ import (
 // may come before or after the two files. Exit status: 0 when nothing breaks
 // in the chosen direction (at the --fail-on level, ignore entries applied),
 // 1 when something does, 2 for a usage error or bad input (unreadable file,
-// bad JSON, remote or dangling $ref, unsupported draft), 3 when --timeout
-// passed (COMPAT_TIMEOUT), 130 when interrupted.
+// bad JSON, remote or dangling $ref, unsupported draft, a schema its
+// meta-schema rejects), 3 when --timeout passed (COMPAT_TIMEOUT) or the
+// heap passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
+// FILE it compares every pair of FILE in one process (compat_pairs.go).
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -43,6 +45,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
 	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
 	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")
+	pairsFile := fl.String("pairs", "", "compare many pairs in one process: a file (- for stdin) of JSON lines {id, old or old_file, new or new_file, direction, default_draft, strict_open}; one JSON line per pair on stdout")
 	var files []string
 	for {
 		if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
@@ -55,7 +58,10 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		files = append(files, args[0])
 		args = args[1:]
 	}
-	if len(files) != 2 {
+	if *pairsFile != "" && len(files) != 0 {
+		return usageError(stderr, "compat", "--pairs takes no schema files; got %d", len(files))
+	}
+	if *pairsFile == "" && len(files) != 2 {
 		return usageError(stderr, "compat", "want two schema files, OLD.json and NEW.json; got %d (conform compat -h)", len(files))
 	}
 	if *format != "text" && *format != "json" && *format != "github" {
@@ -101,6 +107,19 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
+	opt := compat.Options{
+		Direction:               *direction,
+		StrictOpen:              *strictOpen,
+		EnumAddedAdditive:       *enumAdditive,
+		FormatAnnotation:        *formatAnnotation,
+		RequiredDefaultAdditive: *requiredDefault,
+		DefaultDraft:            *defaultDraft,
+		NoMetaschema:            *noMetaschema,
+		MemoryLimit:             memLimit,
+	}
+	if *pairsFile != "" {
+		return compatPairs(ctx, *pairsFile, pairsConfig{opt: opt, policy: policy, failOn: *failOn, timeout: *timeout}, os.Stdin, stdout, stderr)
+	}
 	var docs [2]any
 	var raw [2][]byte
 	for i, f := range files {
@@ -120,25 +139,10 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	rep, err := compat.Compare(ctx, docs[0], docs[1], compat.Options{
-		Direction:               *direction,
-		StrictOpen:              *strictOpen,
-		EnumAddedAdditive:       *enumAdditive,
-		FormatAnnotation:        *formatAnnotation,
-		RequiredDefaultAdditive: *requiredDefault,
-		DefaultDraft:            *defaultDraft,
-		NoMetaschema:            *noMetaschema,
-		MemoryLimit:             memLimit,
-	})
+	rep, err := compat.Compare(ctx, docs[0], docs[1], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
-		switch kiterr.CodeOf(err) {
-		case kiterr.Interrupted:
-			return exitInterrupted
-		case kiterr.CompatTimeout, kiterr.CompatMemory:
-			return exitBroken
-		}
-		return exitUsage
+		return compatErrorExit(err)
 	}
 	for _, e := range policy.Apply(&rep) {
 		fmt.Fprintf(stderr, "conform compat: warning: %s line %d (%s %s) matched no finding\n", *ignoreFile, e.Line, e.Rule, e.Pointer)
@@ -283,4 +287,15 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a byte count (digits with an optional KiB, MiB or GiB suffix)", s)
 	}
 	return n * mult, nil
+}
+
+// compatErrorExit is the exit status of a Compare error.
+func compatErrorExit(err error) int {
+	switch kiterr.CodeOf(err) {
+	case kiterr.Interrupted:
+		return exitInterrupted
+	case kiterr.CompatTimeout, kiterr.CompatMemory:
+		return exitBroken
+	}
+	return exitUsage
 }
