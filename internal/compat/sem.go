@@ -137,11 +137,19 @@ func (e *engine) stop() bool {
 	e.polls++
 	if e.memLimit > 0 && e.polls%memPollEvery == 0 {
 		if heap := heapBytes(e.sample); heap > e.memLimit {
-			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the heap reached %d MiB, past the memory bound of %d MiB (--memory)", heap>>20, e.memLimit>>20)
+			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the heap reached %s, past the memory bound of %s (--memory)", showBytes(heap), showBytes(e.memLimit))
 			return true
 		}
 	}
 	return false
+}
+
+// showBytes prints a byte count in MiB, or KiB below one MiB.
+func showBytes(n int64) string {
+	if n < 1<<20 {
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n>>20, 10) + " MiB"
 }
 
 // memPollEvery is how many stop calls pass between two reads of the heap
