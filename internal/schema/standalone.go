@@ -131,9 +131,7 @@ func (s *Standalone) CheckMeta() error {
 			meta = u
 		}
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	ms, err := c.Compile(meta)
+	ms, err := metaSchema(meta)
 	if err != nil {
 		return kiterr.Wrap(kiterr.SchemaUnsupported, err, "meta-schema %s", meta)
 	}
@@ -175,4 +173,44 @@ func (s *Standalone) CheckMeta() error {
 		where = "#"
 	}
 	return &kiterr.Error{Code: kiterr.SchemaInvalid, Msg: "not valid against its draft's meta-schema at " + where + ": " + best}
+}
+
+// metaSchemas holds the compiled meta-schemas of the drafts jsonschema v6
+// embeds, compiled once per process on first use and never changed after
+// (a compiled *jsonschema.Schema is safe for concurrent validation): a
+// batch of many small schemas would otherwise spend most of its time
+// compiling the same meta-schema again.
+var metaSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
+	out := map[string]*jsonschema.Schema{}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	for _, u := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
+		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
+		if sch, err := c.Compile(u); err == nil {
+			out[u] = sch
+		}
+	}
+	return out
+})
+
+// metaSchema returns the compiled meta-schema named by a $schema URL (with
+// or without "#", http or https), compiling an unknown one on its own.
+func metaSchema(u string) (*jsonschema.Schema, error) {
+	key := strings.TrimSuffix(u, "#")
+	for _, pre := range []string{"http://json-schema.org/draft-0", "https://json-schema.org/draft-0"} {
+		if strings.HasPrefix(key, pre) {
+			key = "http://json-schema.org/draft-0" + strings.TrimPrefix(key, pre)
+		}
+	}
+	for _, pre := range []string{"http://json-schema.org/draft/", "https://json-schema.org/draft/"} {
+		if strings.HasPrefix(key, pre) {
+			key = "https://json-schema.org/draft/" + strings.TrimPrefix(key, pre)
+		}
+	}
+	if sch, ok := metaSchemas()[key]; ok {
+		return sch, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	return c.Compile(u)
 }
