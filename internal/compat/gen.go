@@ -62,15 +62,15 @@ type hintBag struct {
 func (g *generator) hints(hs []sref) hintBag {
 	var b hintBag
 	for _, h := range hs {
-		atoms, neg, disj, _ := flatten(conj{atoms: []sref{h}})
+		atoms, neg, disj, _ := g.e.flatten(conj{atoms: []sref{h}})
 		for _, n := range neg {
-			more, _, _, _ := flatten(conj{atoms: []sref{n}})
+			more, _, _, _ := g.e.flatten(conj{atoms: []sref{n}})
 			atoms = append(atoms, more...)
 		}
 		for _, d := range disj {
 			for _, a := range d.alts {
 				for _, p := range a.pos {
-					more, _, _, _ := flatten(conj{atoms: []sref{p}})
+					more, _, _, _ := g.e.flatten(conj{atoms: []sref{p}})
 					atoms = append(atoms, more...)
 				}
 			}
@@ -116,7 +116,7 @@ func (g *generator) hints(hs []sref) hintBag {
 			}
 			for _, kw := range []string{"contains", "propertyNames"} {
 				if sub, ok := m[kw]; ok {
-					more, _, _, _ := flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+					more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
 					for _, x := range more {
 						xm, _ := x.m()
 						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
@@ -173,12 +173,9 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 		return out.list()
 	}
 	_ = m
-	alts, ok := g.e.expand(conj{atoms: []sref{s}})
+	alts, ok := g.e.expandN(conj{atoms: []sref{s}}, 12)
 	if !ok || len(alts) == 0 {
 		alts = []conj{{atoms: []sref{s}}}
-	}
-	if len(alts) > 12 {
-		alts = alts[:12]
 	}
 	for _, a := range alts {
 		g.forConj(a, hs, hb, depth, out)

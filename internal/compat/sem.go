@@ -106,6 +106,7 @@ type engine struct {
 	err       error
 	regexps   map[string]*regexp.Regexp
 	genMemo   map[string][]any // generator results (gen.go)
+	flatMemo  map[string][]flatPart
 	// memLimit bounds the heap (bytes; negative: none); polls counts stop
 	// calls, sample is the runtime/metrics buffer
 	memLimit int64
@@ -121,7 +122,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}}
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap
@@ -179,8 +180,8 @@ func ctxErr(err error) error {
 
 // deref follows $ref-only schemas (annotations beside them are ignored).
 func (s sref) deref() sref {
-	if s.d == nil {
-		return s
+	if s.d == nil || s.view != "" {
+		return s // a view has no $ref: it is its own node
 	}
 	v, loc := s.d.deref(s.v, s.loc)
 	return sref{d: s.d, v: v, loc: loc}
@@ -341,58 +342,106 @@ type disjunction struct {
 // nodes: allOf, $ref, not, anyOf, oneOf, if/then/else are taken out (allOf
 // entries and the $ref target become atoms of their own, not a negation,
 // the rest disjunctions), so flattening again adds nothing twice. isEmpty
-// is set when an atom is false.
-func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty bool) {
-	seen := map[string]bool{}
+// is set when an atom is false. The parts of each document node are
+// computed once per Compare (flatMemo): the prover and the generator
+// flatten the same nodes many times.
+func (e *engine) flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty bool) {
 	disj = append(disj, in.disj...)
+	seen := make(map[string]bool, len(in.atoms)*2)
+	for _, s := range in.atoms {
+		for _, p := range e.flatParts(s) {
+			if seen[p.key] {
+				continue
+			}
+			seen[p.key] = true
+			if p.empty {
+				isEmpty = true
+			}
+			if p.hasAtom {
+				atoms = append(atoms, p.atom)
+			}
+			neg = append(neg, p.neg...)
+			disj = append(disj, p.disj...)
+		}
+	}
+	neg = append(neg, in.neg...)
+	return atoms, neg, disj, isEmpty
+}
+
+// flatPart is what one node contributes to a flattened conjunction: its
+// (pure) atom, its not, its disjunctions; key names the node.
+type flatPart struct {
+	key     string
+	atom    sref
+	hasAtom bool
+	neg     []sref
+	disj    []disjunction
+	empty   bool
+}
+
+// flatParts returns the parts of s and of the nodes it reaches through
+// allOf and $ref, in depth-first order, each node once.
+func (e *engine) flatParts(s sref) []flatPart {
+	s = s.deref()
+	k := s.key()
+	memo := s.d != nil
+	if memo {
+		if ps, ok := e.flatMemo[k]; ok {
+			return ps
+		}
+	}
+	var out []flatPart
+	seen := map[string]bool{}
 	var add func(s sref)
 	add = func(s sref) {
 		s = s.deref()
-		if seen[s.key()] {
+		key := s.key()
+		if seen[key] {
 			return
 		}
-		seen[s.key()] = true
+		seen[key] = true
+		p := flatPart{key: key}
 		m, isFalse := s.m()
 		if isFalse {
-			isEmpty = true
+			p.empty = true
+			out = append(out, p)
 			return
 		}
 		if _, isMap := s.v.(map[string]any); !isMap {
-			return // true
-		}
-		if s.view != "" {
-			atoms = append(atoms, s) // already pure
+			out = append(out, p) // true
 			return
 		}
-		pure := map[string]any{}
+		if s.view != "" {
+			p.atom, p.hasAtom = s, true // already pure
+			out = append(out, p)
+			return
+		}
 		combined := false
-		for k, v := range m {
+		for k := range m {
 			switch k {
 			case "allOf", "$ref", "not", "anyOf", "oneOf", "if", "then", "else":
 				combined = true
+			}
+		}
+		if !combined {
+			p.atom, p.hasAtom = s, true
+			out = append(out, p)
+			return
+		}
+		pure := make(map[string]any, len(m))
+		for k, v := range m {
+			switch k {
+			case "allOf", "$ref", "not", "anyOf", "oneOf", "if", "then", "else":
 			default:
 				pure[k] = v
 			}
 		}
-		if !combined {
-			atoms = append(atoms, s)
-			return
-		}
 		// unevaluatedProperties and unevaluatedItems of the view still
 		// see what the node's in-place applicators evaluated
 		pure[inPlaceMark] = true
-		atoms = append(atoms, sref{d: s.d, v: pure, loc: s.loc, view: "|pure"})
-		if arr, ok := m["allOf"].([]any); ok {
-			for i, x := range arr {
-				add(s.sub(x, "allOf", strconv.Itoa(i)))
-			}
-		}
-		if r, ok := m["$ref"].(string); ok && s.d != nil {
-			tv, tl := s.d.target(r, s.loc)
-			add(sref{d: s.d, v: tv, loc: tl})
-		}
+		p.atom, p.hasAtom = sref{d: s.d, v: pure, loc: s.loc, view: "|pure"}, true
 		if n, ok := m["not"]; ok {
-			neg = append(neg, s.sub(n, "not"))
+			p.neg = append(p.neg, s.sub(n, "not"))
 		}
 		for _, kw := range []string{"anyOf", "oneOf"} {
 			if arr, ok := m[kw].([]any); ok {
@@ -405,7 +454,7 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 					}
 					alts = append(alts, alt{pos: []sref{b}})
 				}
-				disj = append(disj, disjunction{kw, alts})
+				p.disj = append(p.disj, disjunction{kw, alts})
 			}
 		}
 		if iv, ok := m["if"]; ok {
@@ -418,14 +467,24 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 			if ev, ok := m["else"]; ok {
 				el = s.sub(ev, "else")
 			}
-			disj = append(disj, disjunction{"if", []alt{{pos: []sref{is, th}}, {pos: []sref{el}, neg: []sref{is}}}})
+			p.disj = append(p.disj, disjunction{"if", []alt{{pos: []sref{is, th}}, {pos: []sref{el}, neg: []sref{is}}}})
+		}
+		out = append(out, p)
+		if arr, ok := m["allOf"].([]any); ok {
+			for i, x := range arr {
+				add(s.sub(x, "allOf", strconv.Itoa(i)))
+			}
+		}
+		if r, ok := m["$ref"].(string); ok && s.d != nil {
+			tv, tl := s.d.target(r, s.loc)
+			add(sref{d: s.d, v: tv, loc: tl})
 		}
 	}
-	for _, s := range in.atoms {
-		add(s)
+	add(s)
+	if memo {
+		e.flatMemo[k] = out
 	}
-	neg = append(neg, in.neg...)
-	return atoms, neg, disj, isEmpty
+	return out
 }
 
 // spliceAnyOf appends branch b of an anyOf to alts, or, when b is itself
@@ -452,15 +511,22 @@ const maxAlternatives = 512
 
 // expand turns a conjunction into flat alternatives (no disjunction left).
 // ok is false when there are more than maxAlternatives.
-func (e *engine) expand(in conj) (out []conj, ok bool) {
+func (e *engine) expand(in conj) (out []conj, ok bool) { return e.expandN(in, 0) }
+
+// expandN is expand that stops, with ok, once it has first alternatives
+// (0: all, up to maxAlternatives).
+func (e *engine) expandN(in conj, first int) (out []conj, ok bool) {
 	stack := []conj{in}
 	for len(stack) > 0 {
+		if first > 0 && len(out) >= first {
+			return out, true
+		}
 		if len(out)+len(stack) > maxAlternatives || e.stop() {
 			return nil, false
 		}
 		c := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		atoms, neg, disj, isEmpty := flatten(c)
+		atoms, neg, disj, isEmpty := e.flatten(c)
 		if isEmpty {
 			continue
 		}
@@ -1214,7 +1280,7 @@ func (e *engine) proveFlat(a conj, b sref) bool {
 	if e.emptyFlat(a) {
 		return true
 	}
-	batoms, bneg, bdisj, bEmpty := flatten(conj{atoms: []sref{b}})
+	batoms, bneg, bdisj, bEmpty := e.flatten(conj{atoms: []sref{b}})
 	if bEmpty {
 		return false
 	}
