@@ -452,10 +452,18 @@ func regexSamples(p string) []string {
 	return []string{a, b}
 }
 
-// firstValid orders candidates so those accepted by c come first.
+// ordered moves to the front the first few candidates c accepts (objects
+// and arrays are built from the first candidates of their members), the
+// others keep their order. It validates only until it found them:
+// validating every candidate of every member cost most of a comparison.
 func (g *generator) ordered(c conj, cands []any) []any {
+	const want = 2
 	var good, bad []any
-	for _, v := range cands {
+	for i, v := range cands {
+		if len(good) >= want {
+			bad = append(bad, cands[i:]...)
+			break
+		}
 		if g.e.acceptsAll(c, v) {
 			good = append(good, v)
 		} else {
