@@ -245,6 +245,8 @@ func (c *comparer) rootChecks(findings []Finding) []Check {
 			} else {
 				ch.Evidence = evidenceUnchecked
 			}
+		} else if w := rootWitness(findings, d); w != nil {
+			ch.Evidence, ch.Witness = evidenceWitness, w // a finding's witness checked at the roots
 		} else if w, ok := c.e.witness(x, y); ok {
 			ch.Evidence, ch.Witness = evidenceWitness, c.newWitness(w, d, [2]string{"", ""})
 		} else {
@@ -354,4 +356,15 @@ func (c *comparer) checkRoots() {
 		f.Witness = c.newWitness(w, d, [2]string{"", ""})
 		c.meta[len(c.meta)-1].soft = true // decided here
 	}
+}
+
+// rootWitness returns the witness of a BREAKING finding of direction d
+// that was checked at the roots of both documents, or nil.
+func rootWitness(findings []Finding, d Breaks) *Witness {
+	for _, f := range findings {
+		if w := f.Witness; w != nil && !f.Ignored && f.Verdict == VerdictBreaking && w.Direction == d.String() && w.OldPointer == "" && w.NewPointer == "" {
+			return w
+		}
+	}
+	return nil
 }
