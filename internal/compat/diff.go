@@ -245,11 +245,54 @@ func (c *comparer) types(om, nm map[string]any, ptr string) {
 // jsonText is the RFC 8785 text of an instance value, for set keys and
 // messages.
 func jsonText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case string:
+		if plainString(v) {
+			return `"` + v + `"` // what canon would write: nothing to escape
+		}
+	case json.Number:
+		if plainInteger(string(v)) {
+			return string(v)
+		}
+	}
 	b, err := canon.Canonical(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// plainString reports whether s has no character RFC 8785 escapes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInteger reports whether s is an integer literal RFC 8785 writes as
+// it is: an optional minus, no leading zero, at most 15 digits (exact in
+// binary64), not "-0".
+func plainInteger(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 15 || (len(d) > 1 && d[0] == '0') || s == "-0" {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // valueSet returns const as a one-value set, else enum as a set, keyed by
