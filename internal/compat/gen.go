@@ -531,7 +531,7 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 	for r := range f.required {
 		names[r] = true
 	}
-	names = g.prioritize(a, hc, f, names)
+	names = g.prioritize(a, hc, f, names, maxNames>>depth)
 	cands := map[string][]any{}
 	for _, n := range sortedKeys(names) {
 		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
@@ -606,16 +606,17 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 // of genDepth levels, gigabytes of candidates.
 const maxNames = 24
 
-// prioritize keeps at most maxNames names: the required ones, then those
+// prioritize keeps at most limit names (maxNames at the top, halved at
+// each level down): the required ones, then those
 // whose schemas differ between the two sides (declared on one side only,
 // or not equal), then the rest in name order.
-func (g *generator) prioritize(a, hc conj, f facts, names map[string]bool) map[string]bool {
-	if len(names) <= maxNames {
+func (g *generator) prioritize(a, hc conj, f facts, names map[string]bool, limit int) map[string]bool {
+	if len(names) <= limit {
 		return names
 	}
 	keep := map[string]bool{}
 	for _, n := range sortedKeys(f.required) {
-		if len(keep) < maxNames {
+		if len(keep) < limit {
 			keep[n] = true
 		}
 	}
@@ -636,14 +637,14 @@ func (g *generator) prioritize(a, hc conj, f facts, names map[string]bool) map[s
 		if keep[n] {
 			continue
 		}
-		if len(keep) < maxNames && !sameSide(n) {
+		if len(keep) < limit && !sameSide(n) {
 			keep[n] = true
 			continue
 		}
 		rest = append(rest, n)
 	}
 	for _, n := range rest {
-		if len(keep) >= maxNames {
+		if len(keep) >= limit {
 			break
 		}
 		keep[n] = true

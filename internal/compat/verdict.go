@@ -281,7 +281,13 @@ func (c *comparer) checkOverlaps() {
 		}
 		done[oc.oneOf] = true
 		x, y := c.srefOld(oc.subj[0]), c.srefNew(oc.subj[1])
+		if c.e.prove(conj{atoms: []sref{x}}, y) {
+			continue // the new holder accepts every old instance: none is rejected for matching twice
+		}
 		list, _ := c.srefNew(oc.oneOf).v.([]any)
+		if c.disjoint(oc.oneOf, list) {
+			continue // no instance matches two branches
+		}
 		w, ok := c.e.witnessWhere(x, y, func(v any) bool {
 			n := 0
 			for i, b := range list {
@@ -367,4 +373,67 @@ func rootWitness(findings []Finding, d Breaks) *Witness {
 		}
 	}
 	return nil
+}
+
+// disjoint reports whether no two branches of the oneOf list at loc (of
+// the new document) can share an instance, by a cheap sufficient test: the
+// type sets of their own keywords (allOf and $ref flattened) do not meet,
+// or a member both require has a different const in each. Lists longer
+// than 64 branches are not tried.
+func (c *comparer) disjoint(loc string, list []any) bool {
+	if len(list) > 64 {
+		return false
+	}
+	type shape struct {
+		types  tmask
+		consts map[string]string // required member -> const text
+	}
+	shapes := make([]shape, len(list))
+	for i, x := range list {
+		atoms, _, _, empty := c.e.flatten(conj{atoms: []sref{{d: c.new, v: x, loc: child(loc, strconv.Itoa(i))}}})
+		sh := shape{types: tAll, consts: map[string]string{}}
+		if empty {
+			sh.types = 0
+		}
+		req := map[string]bool{}
+		for _, a := range atoms {
+			m, _ := a.m()
+			sh.types &= maskOf(m)
+			for r := range stringSet(m["required"]) {
+				req[r] = true
+			}
+		}
+		for _, a := range atoms {
+			m, _ := a.m()
+			props, _ := m["properties"].(map[string]any)
+			for name := range req {
+				p, _ := a.d.deref(props[name], child(a.loc, "properties", name))
+				if pm, ok := p.(map[string]any); ok {
+					if cv, ok := pm["const"]; ok {
+						sh.consts[name] = jsonText(cv)
+					}
+				}
+			}
+		}
+		shapes[i] = sh
+	}
+	for i := range shapes {
+		for j := i + 1; j < len(shapes); j++ {
+			a, b := shapes[i], shapes[j]
+			if a.types&b.types == 0 {
+				continue
+			}
+			apart := false
+			for name, v := range a.consts {
+				if w, ok := b.consts[name]; ok && w != v {
+					apart = true
+					break
+				}
+			}
+			if !apart {
+				return false
+			}
+		}
+	}
+	return true
 }
