@@ -112,7 +112,7 @@ type engine struct {
 	memLimit int64
 	polls    int
 	sample   []metrics.Sample
-	sepMemo   map[string][]any // separating candidates per schema pair
+	sepMemo  map[string][]any // separating candidates per schema pair
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
