@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -378,7 +379,9 @@ func rootWitness(findings []Finding, d Breaks) *Witness {
 // disjoint reports whether no two branches of the oneOf list at loc (of
 // the new document) can share an instance, by a cheap sufficient test: the
 // type sets of their own keywords (allOf and $ref flattened) do not meet,
-// or a member both require has a different const in each. Lists longer
+// a member both require has a different const in each, or their own
+// const/enum values (strings, booleans, null; numbers are not compared) do
+// not meet. Lists longer
 // than 64 branches are not tried.
 func (c *comparer) disjoint(loc string, list []any) bool {
 	if len(list) > 64 {
@@ -387,6 +390,7 @@ func (c *comparer) disjoint(loc string, list []any) bool {
 	type shape struct {
 		types  tmask
 		consts map[string]string // required member -> const text
+		values map[string]bool   // const or enum of the branch itself, nil when none
 	}
 	shapes := make([]shape, len(list))
 	for i, x := range list {
@@ -399,6 +403,12 @@ func (c *comparer) disjoint(loc string, list []any) bool {
 		for _, a := range atoms {
 			m, _ := a.m()
 			sh.types &= maskOf(m)
+			if vs, ok := valueList(m); ok && sh.values == nil {
+				sh.values = map[string]bool{}
+				for _, v := range vs {
+					sh.values[jsonText(v)] = true
+				}
+			}
 			for r := range stringSet(m["required"]) {
 				req[r] = true
 			}
@@ -423,7 +433,21 @@ func (c *comparer) disjoint(loc string, list []any) bool {
 			if a.types&b.types == 0 {
 				continue
 			}
-			apart := false
+			apart := a.values != nil && b.values != nil
+			for v := range a.values {
+				if b.values[v] {
+					apart = false // numbers written differently (1, 1.0) are not told apart here: conservative
+					break
+				}
+			}
+			if apart {
+				for v := range a.values {
+					if _, isNum := rat(json.Number(strings.Trim(v, `"`))); isNum && !strings.HasPrefix(v, `"`) {
+						apart = false // 1 and 1.0 are one value
+						break
+					}
+				}
+			}
 			for name, v := range a.consts {
 				if w, ok := b.consts[name]; ok && w != v {
 					apart = true
