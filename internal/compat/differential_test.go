@@ -305,6 +305,45 @@ func (g *schemaGen) schema(depth int) any {
 		return map[string]any{"type": "number", "multipleOf": json.Number("1")}
 	}
 	m := map[string]any{}
+	switch g.r.IntN(13) {
+	case 9:
+		m["type"] = "array"
+		m["uniqueItems"] = true
+		if g.r.IntN(2) == 0 && g.draft == "" {
+			m["contains"] = g.schema(depth + 1)
+			m["minContains"] = json.Number(strconv.Itoa(g.r.IntN(3)))
+			if g.r.IntN(2) == 0 {
+				m["maxContains"] = json.Number("1")
+			}
+		}
+		return m
+	case 10:
+		m["type"] = "object"
+		if g.draft != "http://json-schema.org/draft-04/schema#" {
+			m["propertyNames"] = map[string]any{"maxLength": json.Number("1")}
+		}
+		m["patternProperties"] = map[string]any{"^[ab]$": g.schema(depth + 1)}
+		if g.r.IntN(2) == 0 {
+			m["additionalProperties"] = false
+		}
+		return m
+	case 11:
+		m["enum"] = []any{"a", json.Number("1"), nil, []any{"a"}, map[string]any{"a": json.Number("1")}}[:1+g.r.IntN(5)]
+		if g.r.IntN(2) == 0 {
+			m["type"] = []any{"string", "integer", "null"}[g.r.IntN(3)]
+		}
+		return m
+	case 12:
+		m["type"] = "object"
+		if g.draft == "" {
+			m["dependentRequired"] = map[string]any{"a": []any{"b"}}
+			m["dependentSchemas"] = map[string]any{"b": map[string]any{"required": []any{"c"}}}
+		} else {
+			m["dependencies"] = map[string]any{"a": []any{"b"}, "b": map[string]any{"required": []any{"c"}}}
+		}
+		m["properties"] = map[string]any{"a": g.schema(depth + 1)}
+		return m
+	}
 	switch g.r.IntN(9) {
 	case 0, 1, 2: // object
 		m["type"] = "object"
@@ -420,7 +459,17 @@ func (g *schemaGen) mutateIn(v any, depth int) {
 			}
 		}
 	}
-	switch g.r.IntN(9) {
+	switch g.r.IntN(12) {
+	case 9:
+		m["multipleOf"] = json.Number("0.5")
+		return
+	case 10:
+		m["patternProperties"] = map[string]any{"^a": g.schema(2)}
+		return
+	case 11:
+		m["minItems"] = json.Number("1")
+		m["uniqueItems"] = true
+		return
 	case 0:
 		if len(keys) > 0 {
 			k := keys[g.r.IntN(len(keys))]

@@ -974,6 +974,24 @@ func (e *engine) applicableAtom(s sref, name string, lenient bool) ([]sref, bool
 	return out, true
 }
 
+// hasUnevaluated reports whether m has unevaluatedProperties or
+// unevaluatedItems.
+func hasUnevaluated(m map[string]any) bool {
+	_, p := m["unevaluatedProperties"]
+	_, i := m["unevaluatedItems"]
+	return p || i
+}
+
+// node returns the document node a view was made of (s itself when it is
+// no view).
+func (s sref) node() sref {
+	if s.view == "" || s.d == nil {
+		return s
+	}
+	v, _ := s.d.lookup(s.loc)
+	return sref{d: s.d, v: v, loc: s.loc}
+}
+
 // inPlaceMark is the key flatten sets on the pure view of a node that
 // had in-place applicators (allOf, $ref, anyOf, ...): they were taken out
 // of the view, but its unevaluated* keywords still see what they
@@ -1093,6 +1111,15 @@ func (e *engine) eqS(a, b sref) bool {
 
 func (e *engine) eqRec(a, b sref, visited map[string]bool) bool {
 	a, b = a.deref(), b.deref()
+	if a.view != "" || b.view != "" {
+		// the unevaluated* keywords of a pure view see what its node's
+		// applicators evaluated: equal views mean equal only with equal nodes
+		am, _ := a.m()
+		bm, _ := b.m()
+		if hasUnevaluated(am) || hasUnevaluated(bm) {
+			return a.view != "" && b.view != "" && e.eqRec(a.node(), b.node(), visited)
+		}
+	}
 	k := a.key() + "=" + b.key()
 	if a.d != nil && b.d != nil && a.d == b.d && a.loc == b.loc && a.view == b.view {
 		return true
