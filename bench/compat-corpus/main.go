@@ -3,9 +3,17 @@
 // compatibility verdict), and optionally the peers' verdicts on the same
 // cases. It reads only what it is pointed at and fetches nothing.
 //
-//	compat-corpus [--apicurio PATH] [--karapace DIR] [--export FILE]
-//	              [--peer NAME=FILE]... [--list] [--timeout D]
+//	compat-corpus --conform BIN [--apicurio PATH] [--karapace DIR]
+//	              [--export FILE] [--peer NAME=FILE]... [--list]
+//	              [--refute] [--timeout D]
 //
+//	--conform BIN    the conform binary: every case is compared by one
+//	                 `conform compat --pairs` process (batch mode), whose
+//	                 per-pair CPU time is compared with the peers'
+//	--refute         try to refute every proof conform states (root checks
+//	                 and findings proved harmless) with the independent
+//	                 generator of internal/compat/refute; a refuted proof
+//	                 is a wrong proof
 //	--apicurio PATH  Apicurio Registry's compatibility-test-data.json, or a
 //	                 checkout of apicurio-registry holding it at
 //	                 schema-util/json/src/test/resources/io/apicurio/registry/
@@ -14,7 +22,8 @@
 //	                 tests/unit/compatibility/jsonschema/
 //	                 test_jsonschema_compatibility.py are read as data)
 //	--export FILE    also write every case as JSON lines for peers.py
-//	--peer NAME=FILE read a peer's verdicts (JSON lines from peers.py)
+//	--peer NAME=FILE read a peer's verdicts and CPU times (JSON lines from
+//	                 peers.py)
 //	--list           print every disagreement with its witness or proof
 //
 // Directions: reader = the new schema accepts every instance the old one
@@ -27,13 +36,13 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,7 +50,6 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
-	"github.com/conform-kit/conform/internal/kiterr"
 )
 
 const (
@@ -117,6 +125,9 @@ type outcome struct {
 	verdict  string // "compatible", "breaking" or "error"
 	evidence string // witness, proof or error text
 	proven   bool   // the verdict carries a checked witness or a stated subsumption
+	cpuMs    float64
+	hasCPU   bool
+	rep      *compat.Report
 }
 
 type peerFlag map[string]string
@@ -138,6 +149,8 @@ func main() {
 	list := flag.Bool("list", false, "print every disagreement with its evidence")
 	defaults := flag.Bool("defaults", false, "run conform with its default options instead of --strict-open (see bench/README.md)")
 	timeout := flag.Duration("timeout", 10*time.Second, "bound of one comparison")
+	bin := flag.String("conform", "", "the conform binary (batch mode: conform compat --pairs)")
+	refuteProofs := flag.Bool("refute", false, "try to refute every proof conform states (wrong proofs)")
 	peers := peerFlag{}
 	flag.Var(peers, "peer", "NAME=FILE: a peer's verdicts from peers.py (repeatable)")
 	flag.Parse()
@@ -181,7 +194,98 @@ func main() {
 	}
 	sort.Strings(peerNames)
 	strictOpen = !*defaults
-	report(os.Stdout, cases, peerNames, peerOut, *list, *timeout)
+	if *bin == "" {
+		if *export != "" {
+			return // export only
+		}
+		fmt.Fprintln(os.Stderr, "compat-corpus: give --conform BIN (see bench/README.md)")
+		os.Exit(2)
+	}
+	ours, err := runConform(*bin, cases, *timeout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compat-corpus:", err)
+		os.Exit(2)
+	}
+	report(os.Stdout, cases, ours, peerNames, peerOut, *list)
+	speed(os.Stdout, cases, ours, peerNames, peerOut)
+	if *refuteProofs {
+		refuteAll(os.Stdout, cases, ours)
+	}
+}
+
+// runConform compares every (case, direction) in one `conform compat
+// --pairs` process and returns the outcomes by key.
+func runConform(bin string, cases []Case, timeout time.Duration) (map[string]outcome, error) {
+	dir, err := os.MkdirTemp("", "compat-corpus")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	pairs := filepath.Join(dir, "pairs.jsonl")
+	f, err := os.Create(pairs)
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, c := range cases {
+		for _, d := range []string{dirReader, dirWriter} {
+			if _, ok := c.Labels[d]; !ok {
+				continue
+			}
+			line := map[string]any{"id": key(c, d), "old": c.Old, "new": c.New, "direction": d, "strict_open": strictOpen}
+			if c.Corpus == "karapace" {
+				line["default_draft"] = "draft-07" // Karapace reads its schemas with Draft7Validator
+			}
+			if err := enc.Encode(line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "compat", "--pairs", pairs, "--timeout", timeout.String())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return nil, fmt.Errorf("run %s: %w", bin, err)
+	}
+	res := map[string]outcome{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for sc.Scan() {
+		var r struct {
+			ID    string `json:"id"`
+			Error *struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+			Report *compat.Report `json:"report"`
+			CPUMs  *float64       `json:"cpu_ms"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("read conform's results: %w", err)
+		}
+		_, d, _ := strings.Cut(r.ID[strings.LastIndexByte(r.ID, '|'):], "|")
+		var o outcome
+		switch {
+		case r.Error != nil:
+			o = outcome{verdict: "error", evidence: r.Error.Message}
+		case r.Report != nil:
+			o = evidence(*r.Report, d)
+			o.rep = r.Report
+		}
+		if r.CPUMs != nil {
+			o.cpuMs, o.hasCPU = *r.CPUMs, true
+		}
+		res[r.ID] = o
+	}
+	return res, sc.Err()
 }
 
 func writeExport(path string, cases []Case) error {
@@ -219,21 +323,27 @@ func readPeer(path string) (map[string]outcome, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
 		var r struct {
-			Key        string `json:"key"`
-			Compatible *bool  `json:"compatible"`
-			Error      string `json:"error"`
+			Key        string   `json:"key"`
+			Compatible *bool    `json:"compatible"`
+			Error      string   `json:"error"`
+			CPUMs      *float64 `json:"cpu_ms"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, err
 		}
+		var o outcome
 		switch {
 		case r.Compatible == nil:
-			out[r.Key] = outcome{verdict: "error", evidence: r.Error}
+			o = outcome{verdict: "error", evidence: r.Error}
 		case *r.Compatible:
-			out[r.Key] = outcome{verdict: "compatible"}
+			o = outcome{verdict: "compatible"}
 		default:
-			out[r.Key] = outcome{verdict: "breaking"}
+			o = outcome{verdict: "breaking"}
 		}
+		if r.CPUMs != nil {
+			o.cpuMs, o.hasCPU = *r.CPUMs, true
+		}
+		out[r.Key] = o
 	}
 	return out, sc.Err()
 }
@@ -242,21 +352,6 @@ func readPeer(path string) (map[string]outcome, error) {
 // member of an open object is an instance like any other, so conform runs
 // with --strict-open unless --defaults.
 var strictOpen = true
-
-// ours runs conform compat on one case in one direction.
-func ours(c Case, dir string, timeout time.Duration) outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	opt := compat.Options{Direction: dir, StrictOpen: strictOpen}
-	if c.Corpus == "karapace" {
-		opt.DefaultDraft = "draft-07" // Karapace reads its schemas with Draft7Validator
-	}
-	rep, err := compat.Compare(ctx, c.Old, c.New, opt)
-	if err != nil {
-		return outcome{verdict: "error", evidence: string(kiterr.CodeOf(err)) + ": " + err.Error()}
-	}
-	return evidence(rep, dir)
-}
 
 type tally struct {
 	n, agree, proven, errors int
@@ -295,7 +390,7 @@ func pct(a, n int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(n))
 }
 
-func report(w io.Writer, cases []Case, peerNames []string, peerOut map[string]map[string]outcome, list bool, timeout time.Duration) {
+func report(w io.Writer, cases []Case, ours map[string]outcome, peerNames []string, peerOut map[string]map[string]outcome, list bool) {
 	type group struct{ corpus, dir string }
 	var groups []group
 	tallies := map[group]*tally{}
@@ -318,7 +413,10 @@ func report(w io.Writer, cases []Case, peerNames []string, peerOut map[string]ma
 					peerTallies[p][g] = newTally()
 				}
 			}
-			o := ours(c, dir, timeout)
+			o, ok := ours[key(c, dir)]
+			if !ok {
+				o = outcome{verdict: "missing"}
+			}
 			agreed := tallies[g].add(label, o)
 			var peerCol []string
 			for _, p := range peerNames {

@@ -2,7 +2,8 @@
 
     peers.py jsoncompat|jsonsubschema CASES.jsonl OUT.jsonl
 
-Each output line is {"key": ..., "compatible": true|false|null, "error": ...}.
+Each output line is {"key": ..., "compatible": true|false|null, "error": ...,
+"cpu_ms": ...}: cpu_ms is the process CPU time of the one call (time.process_time).
 reader direction: the new schema accepts every instance of the old one;
 writer direction: the old schema accepts every instance of the new one.
   jsoncompat:    check_compat(old, new, "deserializer") for reader (the new
@@ -15,6 +16,7 @@ Run it with the peer's own venv python (install-peers.sh).
 import json
 import signal
 import sys
+import time
 
 
 class Timeout(Exception):
@@ -48,8 +50,10 @@ def main():
             c = json.loads(line)
             rec = {"key": c["key"]}
             signal.alarm(20)
+            t0 = time.process_time()
             try:
                 rec["compatible"] = check(c["old"], c["new"], c["direction"])
+                rec["cpu_ms"] = round((time.process_time() - t0) * 1000, 3)
             except BaseException as e:  # noqa: BLE001 - any failure of the peer is its verdict "error"
                 if isinstance(e, KeyboardInterrupt):
                     raise

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -19,8 +25,10 @@ import (
 // may come before or after the two files. Exit status: 0 when nothing breaks
 // in the chosen direction (at the --fail-on level, ignore entries applied),
 // 1 when something does, 2 for a usage error or bad input (unreadable file,
-// bad JSON, remote or dangling $ref, unsupported draft), 3 when --timeout
-// passed (COMPAT_TIMEOUT), 130 when interrupted.
+// bad JSON, remote or dangling $ref, unsupported draft, a schema its
+// meta-schema rejects), 3 when --timeout passed (COMPAT_TIMEOUT) or the
+// heap passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
+// FILE it compares every pair of FILE in one process (compat_pairs.go).
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -30,11 +38,14 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	enumAdditive := fl.Bool("enum-added-additive", false, "an enum value added is ADDITIVE (default: BREAKING for writers)")
 	formatAnnotation := fl.Bool("format-annotation", false, "treat format as an annotation: format changes are ADDITIVE")
 	requiredDefault := fl.Bool("required-default-additive", false, "a property with a default that becomes required is ADDITIVE")
+	noMetaschema := fl.Bool("no-metaschema", false, "do not validate the schemas against their draft's meta-schema first (default: an invalid schema is SCHEMA_INVALID, exit 2)")
 	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
 	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
+	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the heap passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
 	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
 	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")
+	pairsFile := fl.String("pairs", "", "compare many pairs in one process: a file (- for stdin) of JSON lines {id, old or old_file, new or new_file, direction, default_draft, strict_open}; one JSON line per pair on stdout")
 	var files []string
 	for {
 		if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
@@ -47,7 +58,10 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		files = append(files, args[0])
 		args = args[1:]
 	}
-	if len(files) != 2 {
+	if *pairsFile != "" && len(files) != 0 {
+		return usageError(stderr, "compat", "--pairs takes no schema files; got %d", len(files))
+	}
+	if *pairsFile == "" && len(files) != 2 {
 		return usageError(stderr, "compat", "want two schema files, OLD.json and NEW.json; got %d (conform compat -h)", len(files))
 	}
 	if *format != "text" && *format != "json" && *format != "github" {
@@ -58,6 +72,17 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *timeout < 0 {
 		return usageError(stderr, "compat", "--timeout must not be negative")
+	}
+	memLimit, err := parseBytes(*memory)
+	if err != nil {
+		return usageError(stderr, "compat", "--memory: %v", err)
+	}
+	if memLimit > 0 {
+		// the collector works harder near the bound, so the heap the
+		// prover reads is mostly live data (runtime/debug.SetMemoryLimit)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
+	} else {
+		memLimit = -1
 	}
 	var policy compat.Policy
 	for _, pf := range []struct {
@@ -82,6 +107,19 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
+	opt := compat.Options{
+		Direction:               *direction,
+		StrictOpen:              *strictOpen,
+		EnumAddedAdditive:       *enumAdditive,
+		FormatAnnotation:        *formatAnnotation,
+		RequiredDefaultAdditive: *requiredDefault,
+		DefaultDraft:            *defaultDraft,
+		NoMetaschema:            *noMetaschema,
+		MemoryLimit:             memLimit,
+	}
+	if *pairsFile != "" {
+		return compatPairs(ctx, *pairsFile, pairsConfig{opt: opt, policy: policy, failOn: *failOn, timeout: *timeout}, os.Stdin, stdout, stderr)
+	}
 	var docs [2]any
 	var raw [2][]byte
 	for i, f := range files {
@@ -91,7 +129,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 		raw[i] = data
-		if docs[i], err = canon.Parse(data); err != nil {
+		if docs[i], err = readSchema(data); err != nil {
 			fmt.Fprintf(stderr, "conform compat: %s: %v\n", f, err)
 			return exitUsage
 		}
@@ -101,23 +139,10 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	rep, err := compat.Compare(ctx, docs[0], docs[1], compat.Options{
-		Direction:               *direction,
-		StrictOpen:              *strictOpen,
-		EnumAddedAdditive:       *enumAdditive,
-		FormatAnnotation:        *formatAnnotation,
-		RequiredDefaultAdditive: *requiredDefault,
-		DefaultDraft:            *defaultDraft,
-	})
+	rep, err := compat.Compare(ctx, docs[0], docs[1], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
-		switch kiterr.CodeOf(err) {
-		case kiterr.Interrupted:
-			return exitInterrupted
-		case kiterr.CompatTimeout:
-			return exitBroken
-		}
-		return exitUsage
+		return compatErrorExit(err)
 	}
 	for _, e := range policy.Apply(&rep) {
 		fmt.Fprintf(stderr, "conform compat: warning: %s line %d (%s %s) matched no finding\n", *ignoreFile, e.Line, e.Rule, e.Pointer)
@@ -221,4 +246,56 @@ func writeCompatGitHub(w io.Writer, rep compat.Report, file string, data []byte)
 		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, report.EscapeWorkflowProperty(file), line, col, report.EscapeWorkflowProperty(f.Rule), report.EscapeWorkflowData(msg))
 	}
 	fmt.Fprintf(w, "compat: %d breaking, %d additive\n", rep.Breaking, rep.Additive)
+}
+
+// readSchema decodes a schema document with canon.Parse (strict RFC 8259:
+// UTF-8, no duplicate names). A schema may hold an integer that binary64
+// cannot represent (a default or an enum value beyond ±2^53, such as an
+// int64 or uint64 limit): canon refuses it (JSON_NUMBER_INEXACT) because it
+// canonicalizes values, but a schema is only read, so such a document is
+// decoded again with its numbers kept as written (json.Number); the
+// validator and the prover compare them exactly.
+func readSchema(data []byte) (any, error) {
+	v, err := canon.Parse(data)
+	if kiterr.CodeOf(err) != kiterr.JSONNumberInexact {
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, kiterr.Wrap(kiterr.JSONSyntax, err, "decode")
+	}
+	return v, nil
+}
+
+// parseBytes reads a byte count: digits with an optional KiB, MiB or GiB
+// suffix ("512MiB", "1GiB", "0").
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a byte count (digits with an optional KiB, MiB or GiB suffix)", s)
+	}
+	return n * mult, nil
+}
+
+// compatErrorExit is the exit status of a Compare error.
+func compatErrorExit(err error) int {
+	switch kiterr.CodeOf(err) {
+	case kiterr.Interrupted:
+		return exitInterrupted
+	case kiterr.CompatTimeout, kiterr.CompatMemory:
+		return exitBroken
+	}
+	return exitUsage
 }

@@ -186,7 +186,7 @@ func TestCompareRules(t *testing.T) {
 		{"single-branch combinator changed means nothing", `{"anyOf":[{"type":"string"}]}`, `{"oneOf":[{"type":"string"}]}`, compat.Options{}, []string{"ADDITIVE both COMBINATOR_CHANGED /oneOf"}},
 		{"combinator changed", `{"anyOf":[{"type":"string"},{"maxLength":3}]}`, `{"oneOf":[{"type":"string"},{"maxLength":3}]}`, compat.Options{}, []string{"BREAKING reader COMBINATOR_CHANGED /oneOf"}},
 		{"conjunct added", `{"allOf":[{"type":"object"}]}`, `{"allOf":[{"type":"object"},{"required":["a"]}]}`, compat.Options{}, []string{"BREAKING reader CONJUNCT_ADDED /allOf/1"}},
-		{"conditional added in allOf", `{"allOf":[]}`, `{"allOf":[{"if":{"required":["a"]},"then":{"required":["b"]}}]}`, compat.Options{}, []string{"BREAKING reader CONDITIONAL_ADDED /allOf/0"}},
+		{"conditional added in allOf", `{"allOf":[{"required":["z"]}]}`, `{"allOf":[{"required":["z"]},{"if":{"required":["a"]},"then":{"required":["b"]}}]}`, compat.Options{}, []string{"BREAKING reader CONDITIONAL_ADDED /allOf/1"}},
 		{"conditional added", `{}`, `{"if":{"required":["a"]},"then":{"required":["b"]}}`, compat.Options{}, []string{"BREAKING reader CONDITIONAL_ADDED "}},
 		{"conditional removed", `{"if":{"required":["a"]},"then":{"required":["b"]}}`, `{}`, compat.Options{}, []string{"BREAKING writer CONDITIONAL_REMOVED "}},
 		{"conditional changed", `{"if":{"required":["a"]},"then":{"required":["b"]}}`, `{"if":{"required":["c"]},"then":{"required":["b"]}}`, compat.Options{}, []string{"BREAKING both CONDITIONAL_CHANGED /if"}},

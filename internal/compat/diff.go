@@ -63,8 +63,8 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 	if c.err != nil {
 		return
 	}
-	if err := c.ctx.Err(); err != nil {
-		c.err = ctxErr(err)
+	if c.e.stop() {
+		c.err = c.e.err
 		return
 	}
 	saved, savedCur := c.subj, c.cur
@@ -85,6 +85,9 @@ func (c *comparer) schema(o any, oLoc string, n any, nLoc string, disc bool) {
 		return
 	}
 	c.seen[key] = true
+	if c.same(o, oLoc, n, nLoc) {
+		return // equal schemas (annotations aside): nothing below can differ
+	}
 	c.cur = [2]string{oLoc, nLoc}
 	if c.pin == 0 {
 		c.subj = c.cur
@@ -242,11 +245,54 @@ func (c *comparer) types(om, nm map[string]any, ptr string) {
 // jsonText is the RFC 8785 text of an instance value, for set keys and
 // messages.
 func jsonText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case string:
+		if plainString(v) {
+			return `"` + v + `"` // what canon would write: nothing to escape
+		}
+	case json.Number:
+		if plainInteger(string(v)) {
+			return string(v)
+		}
+	}
 	b, err := canon.Canonical(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// plainString reports whether s has no character RFC 8785 escapes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInteger reports whether s is an integer literal RFC 8785 writes as
+// it is: an optional minus, no leading zero, at most 15 digits (exact in
+// binary64), not "-0".
+func plainInteger(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 15 || (len(d) > 1 && d[0] == '0') || s == "-0" {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // valueSet returns const as a one-value set, else enum as a set, keyed by
@@ -1095,6 +1141,11 @@ func (c *comparer) wrapper(om map[string]any, oLoc string, nm map[string]any, nL
 		c.schema(oList[p[0]], oItem(p[0]), nList[p[1]], nItem(p[1]), false)
 	}
 	c.pin--
+	if nk == "oneOf" && len(nRest) > 0 {
+		// the old schema is one branch now: an old instance that another
+		// branch accepts too matches two of them and is rejected
+		c.overlaps = append(c.overlaps, overlapCandidate{subj: c.subj, oneOf: nBase})
+	}
 	for _, i := range nRest {
 		ptr := nItem(i)
 		switch {

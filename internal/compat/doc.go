@@ -62,11 +62,30 @@
 // reported only with such a witness). [Report].Checks states, per direction,
 // whether the documents are compatible and the root-level proof or witness.
 //
+// Inputs: each document is first validated against its draft's
+// meta-schema (SCHEMA_INVALID with the pointer, unless
+// [Options].NoMetaschema); a schema that reaches itself through in-place
+// applicators only is SCHEMA_INVALID (validators never end); keywords
+// outside the draft's vocabulary are dropped, as validators ignore them.
+//
+// Soundness: additionalProperties sees only its own object's properties
+// and patternProperties; the pure view of a node keeps what its
+// unevaluated* keywords may see (inPlaceMark); a draft-04 integer is never
+// proved from a number or a later draft's integer (1.0). Where no finding
+// breaks a direction and the roots are not proved, a witness searched at
+// the roots is an ACCEPTANCE_NARROWED or ACCEPTANCE_WIDENED finding. The
+// differential test (differential_test.go) attacks every proof with the
+// independent generator of package refute.
+//
 // Cost: prover results are memoized (a result resting on a coinductive
-// assumption of an outer call is not), generated values and witness
-// searches are memoized per schema pair, long lists are paired in linear
-// time, and the context bounds everything: past its deadline Compare
-// returns COMPAT_TIMEOUT.
+// assumption of an outer call is not), equality is memoized over the
+// whole bisimulation a call visits, each node is flattened once, nested
+// anyOf are spliced, equal subschemas are skipped by the differ,
+// generated values and witness searches are memoized per schema pair,
+// generated objects vary at most maxNames members, long lists are paired
+// in linear time, and the context and [Options].MemoryLimit bound
+// everything: past the deadline Compare returns COMPAT_TIMEOUT, past the
+// heap bound COMPAT_MEMORY.
 //
 // # Rules
 //
@@ -165,6 +184,12 @@
 //     it was used (ADDITIVE here). Never checked by meaning: it breaks by name.
 //   - ONEOF_OVERLAP (breaks reader): no instance the old oneOf accepted now matches two or more
 //     branches of the new oneOf, which rejects it; reported only with a witness.
+//   - ACCEPTANCE_NARROWED (breaks reader): the new schema accepts every instance the old one
+//     accepted where no finer rule located a change; reported at the root, only with a witness
+//     the validator checked.
+//   - ACCEPTANCE_WIDENED (breaks writer): the old schema accepts every instance the new one
+//     accepts where no finer rule located a change; reported at the root, only with a witness
+//     the validator checked.
 //   - KEYWORD_CHANGED (breaks both): an assertion keyword without a finer rule (not, contains,
 //     propertyNames, dependentSchemas, unknown keywords) kept its value.
 //

@@ -47,7 +47,7 @@ func dialectOf(name string, root any, def dialect) (dialect, error) {
 	}
 	s, ok := raw.(string)
 	if !ok {
-		return 0, kiterr.New(kiterr.SchemaInvalid, "%s schema: $schema is %T, want a string", name, raw)
+		return 0, kiterr.New(kiterr.SchemaInvalid, "%s schema: $schema is %s, want a string", name, jsonKind(raw))
 	}
 	u := strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/")
 	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
@@ -186,6 +186,9 @@ func (tr *translator) schema(v any, tLoc, oLoc string) (any, error) {
 		if legacy && hasRef && k != "$ref" && k != "definitions" && k != "$defs" && !isAnnotation(k) && k != "id" {
 			continue // ignored beside $ref before 2019-09
 		}
+		if !inVocabulary(tr.dl, k) {
+			continue // a keyword of another draft: validators of this one ignore it
+		}
 		out[k] = e
 	}
 	if tr.dl == draft04 {
@@ -282,6 +285,32 @@ func (tr *translator) schema(v any, tLoc, oLoc string) (any, error) {
 	return out, nil
 }
 
+// inVocabulary reports whether keyword k asserts or applies in draft dl.
+// A keyword that only later drafts define (if/then/else before draft-07,
+// const, contains and propertyNames before draft-06, unevaluated*,
+// dependentRequired, dependentSchemas, minContains and maxContains before
+// 2019-09, prefixItems before 2020-12) or that a later draft dropped
+// (additionalItems and dependencies from 2020-12 and 2019-09 on) is
+// ignored by a validator of dl, so the prover must not read it (sources:
+// the Validation specification of each draft).
+func inVocabulary(dl dialect, k string) bool {
+	switch k {
+	case "const", "contains", "propertyNames":
+		return dl >= draft06
+	case "if", "then", "else":
+		return dl >= draft07
+	case "unevaluatedProperties", "unevaluatedItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains":
+		return dl >= draft2019
+	case "prefixItems":
+		return dl >= draft2020
+	case "dependencies":
+		return dl <= draft07
+	case "additionalItems":
+		return dl <= draft2019
+	}
+	return true
+}
+
 // origChild returns the original location of keyword k of the schema at
 // tLoc/oLoc, following a rename recorded for it.
 func (tr *translator) origChild(tLoc, oLoc, k string) string {
@@ -349,7 +378,7 @@ func (tr *translator) resolveRefs() error {
 		if raw, ok := m["$ref"]; ok {
 			ref, ok := raw.(string)
 			if !ok {
-				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", tr.name, show(tr.t.origPointer(loc)), raw)
+				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %s, want a string", tr.name, show(tr.t.origPointer(loc)), jsonKind(raw))
 			}
 			ptr, err := tr.resolve(ref, base, resources, anchors, loc)
 			if err != nil {

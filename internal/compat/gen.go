@@ -62,15 +62,15 @@ type hintBag struct {
 func (g *generator) hints(hs []sref) hintBag {
 	var b hintBag
 	for _, h := range hs {
-		atoms, neg, disj, _ := flatten(conj{atoms: []sref{h}})
+		atoms, neg, disj, _ := g.e.flatten(conj{atoms: []sref{h}})
 		for _, n := range neg {
-			more, _, _, _ := flatten(conj{atoms: []sref{n}})
+			more, _, _, _ := g.e.flatten(conj{atoms: []sref{n}})
 			atoms = append(atoms, more...)
 		}
 		for _, d := range disj {
 			for _, a := range d.alts {
 				for _, p := range a.pos {
-					more, _, _, _ := flatten(conj{atoms: []sref{p}})
+					more, _, _, _ := g.e.flatten(conj{atoms: []sref{p}})
 					atoms = append(atoms, more...)
 				}
 			}
@@ -116,7 +116,7 @@ func (g *generator) hints(hs []sref) hintBag {
 			}
 			for _, kw := range []string{"contains", "propertyNames"} {
 				if sub, ok := m[kw]; ok {
-					more, _, _, _ := flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+					more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
 					for _, x := range more {
 						xm, _ := x.m()
 						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
@@ -173,12 +173,9 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 		return out.list()
 	}
 	_ = m
-	alts, ok := g.e.expand(conj{atoms: []sref{s}})
+	alts, ok := g.e.expandN(conj{atoms: []sref{s}}, 12)
 	if !ok || len(alts) == 0 {
 		alts = []conj{{atoms: []sref{s}}}
-	}
-	if len(alts) > 12 {
-		alts = alts[:12]
 	}
 	for _, a := range alts {
 		g.forConj(a, hs, hb, depth, out)
@@ -455,10 +452,18 @@ func regexSamples(p string) []string {
 	return []string{a, b}
 }
 
-// firstValid orders candidates so those accepted by c come first.
+// ordered moves to the front the first few candidates c accepts (objects
+// and arrays are built from the first candidates of their members), the
+// others keep their order. It validates only until it found them:
+// validating every candidate of every member cost most of a comparison.
 func (g *generator) ordered(c conj, cands []any) []any {
+	const want = 2
 	var good, bad []any
-	for _, v := range cands {
+	for i, v := range cands {
+		if len(good) >= want {
+			bad = append(bad, cands[i:]...)
+			break
+		}
 		if g.e.acceptsAll(c, v) {
 			good = append(good, v)
 		} else {
@@ -523,6 +528,10 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 			}
 		}
 	}
+	for r := range f.required {
+		names[r] = true
+	}
+	names = g.prioritize(a, hc, f, names, maxNames>>depth)
 	cands := map[string][]any{}
 	for _, n := range sortedKeys(names) {
 		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
@@ -589,6 +598,58 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 		out = append(out, o)
 	}
 	return out
+}
+
+// maxNames bounds the member names one object candidate varies: an
+// object type with hundreds of properties (renovate's configuration has
+// about 200) would otherwise give objects of hundreds of members at each
+// of genDepth levels, gigabytes of candidates.
+const maxNames = 24
+
+// prioritize keeps at most limit names (maxNames at the top, halved at
+// each level down): the required ones, then those
+// whose schemas differ between the two sides (declared on one side only,
+// or not equal), then the rest in name order.
+func (g *generator) prioritize(a, hc conj, f facts, names map[string]bool, limit int) map[string]bool {
+	if len(names) <= limit {
+		return names
+	}
+	keep := map[string]bool{}
+	for _, n := range sortedKeys(f.required) {
+		if len(keep) < limit {
+			keep[n] = true
+		}
+	}
+	sameSide := func(n string) bool {
+		x, y := g.e.applicable(a, n), g.e.applicable(hc, n)
+		if len(x.atoms) != len(y.atoms) {
+			return false
+		}
+		for i := range x.atoms {
+			if !g.e.eqS(x.atoms[i], y.atoms[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	var rest []string
+	for _, n := range sortedKeys(names) {
+		if keep[n] {
+			continue
+		}
+		if len(keep) < limit && !sameSide(n) {
+			keep[n] = true
+			continue
+		}
+		rest = append(rest, n)
+	}
+	for _, n := range rest {
+		if len(keep) >= limit {
+			break
+		}
+		keep[n] = true
+	}
+	return keep
 }
 
 func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []any {

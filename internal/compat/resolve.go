@@ -30,13 +30,106 @@ func newDoc(name string, root any) (*doc, error) {
 	switch root.(type) {
 	case bool, map[string]any:
 	default:
-		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %T, want an object or a boolean", name, root)
+		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is %s, want an object or a boolean", name, jsonKind(root))
 	}
 	d := &doc{name: name, root: root, refTargets: map[string]bool{}}
 	if err := d.check(root, ""); err != nil {
 		return nil, err
 	}
+	if err := d.checkLoops(); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// inPlaceEdges returns the locations of the schemas that the schema at loc
+// applies to the same instance: its $ref target and its allOf, anyOf,
+// oneOf, not, if, then, else and dependentSchemas subschemas.
+func (d *doc) inPlaceEdges(m map[string]any, loc string) []string {
+	var out []string
+	if r, ok := m["$ref"].(string); ok {
+		if t, err := d.refLoc(r, loc); err == nil {
+			out = append(out, t)
+		}
+	}
+	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+		arr, _ := m[kw].([]any)
+		for i := range arr {
+			out = append(out, child(loc, kw, strconv.Itoa(i)))
+		}
+	}
+	for _, kw := range []string{"not", "if", "then", "else"} {
+		if _, ok := m[kw]; ok {
+			out = append(out, child(loc, kw))
+		}
+	}
+	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
+		for _, k := range sortedKeys(ds) {
+			out = append(out, child(loc, "dependentSchemas", k))
+		}
+	}
+	return out
+}
+
+// checkLoops refuses a cycle of in-place applications (a schema that
+// reaches itself through $ref and allOf/anyOf/oneOf/not/if/then/else
+// without moving into a member or an item): a validator evaluating it
+// never ends, and jsonschema v6 reports an infinite loop, so the schema
+// accepts nothing a validator can confirm. Error: SCHEMA_INVALID with the
+// location where the cycle closes.
+func (d *doc) checkLoops() error {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	type frame struct {
+		loc   string
+		edges []string
+	}
+	var visit func(start string) error
+	visit = func(start string) error {
+		stack := []frame{}
+		push := func(loc string) {
+			color[loc] = grey
+			v, _ := d.lookup(loc)
+			m, _ := v.(map[string]any)
+			stack = append(stack, frame{loc: loc, edges: d.inPlaceEdges(m, loc)})
+		}
+		push(start)
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if len(top.edges) == 0 {
+				color[top.loc] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			next := top.edges[0]
+			top.edges = top.edges[1:]
+			switch color[next] {
+			case grey:
+				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: reaches itself through $ref and in-place applicators without moving into a member or an item (a validator never ends)", d.name, show(next))
+			case white:
+				push(next)
+			}
+		}
+		return nil
+	}
+	var all func(v any, loc string) error
+	all = func(v any, loc string) error {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if color[loc] == white {
+			if err := visit(loc); err != nil {
+				return err
+			}
+		}
+		return walkSubschemas(m, loc, all)
+	}
+	return all(d.root, "")
 }
 
 // isValueKeyword reports whether keyword k holds instance data, never
@@ -55,7 +148,7 @@ func (d *doc) check(v any, loc string) error {
 		if r, ok := v["$ref"]; ok {
 			s, ok := r.(string)
 			if !ok {
-				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %T, want a string", d.name, show(loc), r)
+				return kiterr.New(kiterr.SchemaInvalid, "%s schema %s: $ref is %s, want a string", d.name, show(loc), jsonKind(r))
 			}
 			target, err := d.refLoc(s, loc)
 			if err != nil {
@@ -72,7 +165,18 @@ func (d *doc) check(v any, loc string) error {
 			if isValueKeyword(k) {
 				continue
 			}
-			if err := d.check(v[k], loc+"/"+canon.EscapePointer(k)); err != nil {
+			kLoc := loc + "/" + canon.EscapePointer(k)
+			if members, ok := v[k].(map[string]any); ok && schemaMapKeywords[k] {
+				// a map of names to schemas: a member named "$ref" is a
+				// property (or definition), not the keyword
+				for _, name := range sortedKeys(members) {
+					if err := d.check(members[name], kLoc+"/"+canon.EscapePointer(name)); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := d.check(v[k], kLoc); err != nil {
 				return err
 			}
 		}
@@ -216,4 +320,25 @@ func show(loc string) string {
 		return "#"
 	}
 	return loc
+}
+
+// jsonKind names the JSON type of a decoded value for messages ("an
+// object", "a string", ...), never a Go type.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	if _, ok := rat(v); ok {
+		return "a number"
+	}
+	return "not JSON"
 }

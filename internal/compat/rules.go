@@ -102,6 +102,8 @@ func Rules() []Rule {
 		{ID: "DEFINITION_ADDED", Purpose: "Checks that a $defs entry was added (additive).", Breaks: BreaksNone},
 		{ID: "DEFINITION_REMOVED", Purpose: "Checks that no $defs entry that the document itself does not reference was removed: anyone referencing it by pointer (the runner's ReplyBySubtype/<subtype>) breaks; a definition the document referenced is compared where it was used (ADDITIVE here).", Breaks: BreaksBoth},
 		{ID: "ONEOF_OVERLAP", Purpose: "Checks that no instance the old oneOf accepted now matches two or more branches of the new oneOf, which rejects it (a branch added or loosened to overlap another); reported only with a witness.", Breaks: BreaksReader},
+		{ID: "ACCEPTANCE_NARROWED", Purpose: "Checks that the new schema accepts every instance the old one accepted where no finer rule located a change; reported at the root, only with a witness the validator checked.", Breaks: BreaksReader},
+		{ID: "ACCEPTANCE_WIDENED", Purpose: "Checks that the old schema accepts every instance the new one accepts where no finer rule located a change; reported at the root, only with a witness the validator checked.", Breaks: BreaksWriter},
 		{ID: "KEYWORD_CHANGED", Purpose: "Checks that an assertion keyword without a finer rule (not, contains, propertyNames, dependentSchemas, unknown keywords) kept its value.", Breaks: BreaksBoth},
 	}
 }

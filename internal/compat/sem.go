@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"regexp"
 	"regexp/syntax"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,17 +106,27 @@ type engine struct {
 	err       error
 	regexps   map[string]*regexp.Regexp
 	genMemo   map[string][]any // generator results (gen.go)
-	sepMemo   map[string][]any // separating candidates per schema pair
+	flatMemo  map[string][]flatPart
+	// memLimit bounds the heap (bytes; negative: none); polls counts stop
+	// calls, sample is the runtime/metrics buffer
+	memLimit int64
+	polls    int
+	sample   []metrics.Sample
+	sepMemo  map[string][]any // separating candidates per schema pair
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
-	return &engine{ctx: ctx, opt: opt, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
+	limit := opt.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}}
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}}
 }
 
-// stop reports whether the engine must give up (context done); the error
-// is kept for Compare.
+// stop reports whether the engine must give up (context done, or the heap
+// past [Options].MemoryLimit); the error is kept for Compare.
 func (e *engine) stop() bool {
 	if e.err != nil {
 		return true
@@ -124,8 +135,41 @@ func (e *engine) stop() bool {
 		e.err = ctxErr(err)
 		return true
 	}
+	e.polls++
+	if e.memLimit > 0 && e.polls%memPollEvery == 0 {
+		if heap := heapBytes(e.sample); heap > e.memLimit {
+			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the heap reached %s, past the memory bound of %s (--memory)", showBytes(heap), showBytes(e.memLimit))
+			return true
+		}
+	}
 	return false
 }
+
+// showBytes prints a byte count in MiB, or KiB below one MiB.
+func showBytes(n int64) string {
+	if n < 1<<20 {
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n>>20, 10) + " MiB"
+}
+
+// memPollEvery is how many stop calls pass between two reads of the heap
+// size (a read costs about a microsecond).
+const memPollEvery = 256
+
+// heapBytes reads the bytes of heap objects, live or not yet swept
+// (runtime/metrics "/memory/classes/heap/objects:bytes"), into sample.
+func heapBytes(sample []metrics.Sample) int64 {
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
+}
+
+// DefaultMemoryLimit is the heap bound of [Options].MemoryLimit when it is
+// zero: 1 GiB.
+const DefaultMemoryLimit = 1 << 30
 
 func ctxErr(err error) error {
 	if err == context.DeadlineExceeded {
@@ -136,8 +180,8 @@ func ctxErr(err error) error {
 
 // deref follows $ref-only schemas (annotations beside them are ignored).
 func (s sref) deref() sref {
-	if s.d == nil {
-		return s
+	if s.d == nil || s.view != "" {
+		return s // a view has no $ref: it is its own node
 	}
 	v, loc := s.d.deref(s.v, s.loc)
 	return sref{d: s.d, v: v, loc: loc}
@@ -298,63 +342,119 @@ type disjunction struct {
 // nodes: allOf, $ref, not, anyOf, oneOf, if/then/else are taken out (allOf
 // entries and the $ref target become atoms of their own, not a negation,
 // the rest disjunctions), so flattening again adds nothing twice. isEmpty
-// is set when an atom is false.
-func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty bool) {
-	seen := map[string]bool{}
+// is set when an atom is false. The parts of each document node are
+// computed once per Compare (flatMemo): the prover and the generator
+// flatten the same nodes many times.
+func (e *engine) flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty bool) {
 	disj = append(disj, in.disj...)
+	seen := make(map[string]bool, len(in.atoms)*2)
+	for _, s := range in.atoms {
+		for _, p := range e.flatParts(s) {
+			if seen[p.key] {
+				continue
+			}
+			seen[p.key] = true
+			if p.empty {
+				isEmpty = true
+			}
+			if p.hasAtom {
+				atoms = append(atoms, p.atom)
+			}
+			neg = append(neg, p.neg...)
+			disj = append(disj, p.disj...)
+		}
+	}
+	neg = append(neg, in.neg...)
+	return atoms, neg, disj, isEmpty
+}
+
+// flatPart is what one node contributes to a flattened conjunction: its
+// (pure) atom, its not, its disjunctions; key names the node.
+type flatPart struct {
+	key     string
+	atom    sref
+	hasAtom bool
+	neg     []sref
+	disj    []disjunction
+	empty   bool
+}
+
+// flatParts returns the parts of s and of the nodes it reaches through
+// allOf and $ref, in depth-first order, each node once.
+func (e *engine) flatParts(s sref) []flatPart {
+	s = s.deref()
+	k := s.key()
+	memo := s.d != nil
+	if memo {
+		if ps, ok := e.flatMemo[k]; ok {
+			return ps
+		}
+	}
+	var out []flatPart
+	seen := map[string]bool{}
 	var add func(s sref)
 	add = func(s sref) {
 		s = s.deref()
-		if seen[s.key()] {
+		key := s.key()
+		if seen[key] {
 			return
 		}
-		seen[s.key()] = true
+		seen[key] = true
+		p := flatPart{key: key}
 		m, isFalse := s.m()
 		if isFalse {
-			isEmpty = true
+			p.empty = true
+			out = append(out, p)
 			return
 		}
 		if _, isMap := s.v.(map[string]any); !isMap {
-			return // true
-		}
-		if s.view != "" {
-			atoms = append(atoms, s) // already pure
+			out = append(out, p) // true
 			return
 		}
-		pure := map[string]any{}
+		if s.view != "" {
+			p.atom, p.hasAtom = s, true // already pure
+			out = append(out, p)
+			return
+		}
 		combined := false
-		for k, v := range m {
+		for k := range m {
 			switch k {
 			case "allOf", "$ref", "not", "anyOf", "oneOf", "if", "then", "else":
 				combined = true
+			}
+		}
+		if !combined {
+			p.atom, p.hasAtom = s, true
+			out = append(out, p)
+			return
+		}
+		pure := make(map[string]any, len(m))
+		for k, v := range m {
+			switch k {
+			case "allOf", "$ref", "not", "anyOf", "oneOf", "if", "then", "else":
 			default:
 				pure[k] = v
 			}
 		}
-		if !combined {
-			atoms = append(atoms, s)
-			return
-		}
-		atoms = append(atoms, sref{d: s.d, v: pure, loc: s.loc, view: "|pure"})
-		if arr, ok := m["allOf"].([]any); ok {
-			for i, x := range arr {
-				add(s.sub(x, "allOf", strconv.Itoa(i)))
-			}
-		}
-		if r, ok := m["$ref"].(string); ok && s.d != nil {
-			tv, tl := s.d.target(r, s.loc)
-			add(sref{d: s.d, v: tv, loc: tl})
-		}
+		// unevaluatedProperties and unevaluatedItems of the view still
+		// see what the node's in-place applicators evaluated
+		pure[inPlaceMark] = true
+		p.atom, p.hasAtom = sref{d: s.d, v: pure, loc: s.loc, view: "|pure"}, true
 		if n, ok := m["not"]; ok {
-			neg = append(neg, s.sub(n, "not"))
+			p.neg = append(p.neg, s.sub(n, "not"))
 		}
 		for _, kw := range []string{"anyOf", "oneOf"} {
 			if arr, ok := m[kw].([]any); ok {
 				var alts []alt
 				for i, x := range arr {
-					alts = append(alts, alt{pos: []sref{s.sub(x, kw, strconv.Itoa(i))}})
+					b := s.sub(x, kw, strconv.Itoa(i))
+					if kw == "anyOf" {
+						alts = spliceAnyOf(alts, b, 0)
+						continue
+					}
+					alts = append(alts, alt{pos: []sref{b}})
 				}
-				disj = append(disj, disjunction{kw, alts})
+				p.disj = append(p.disj, disjunction{kw, alts})
 			}
 		}
 		if iv, ok := m["if"]; ok {
@@ -367,14 +467,42 @@ func flatten(in conj) (atoms []sref, neg []sref, disj []disjunction, isEmpty boo
 			if ev, ok := m["else"]; ok {
 				el = s.sub(ev, "else")
 			}
-			disj = append(disj, disjunction{"if", []alt{{pos: []sref{is, th}}, {pos: []sref{el}, neg: []sref{is}}}})
+			p.disj = append(p.disj, disjunction{"if", []alt{{pos: []sref{is, th}}, {pos: []sref{el}, neg: []sref{is}}}})
+		}
+		out = append(out, p)
+		if arr, ok := m["allOf"].([]any); ok {
+			for i, x := range arr {
+				add(s.sub(x, "allOf", strconv.Itoa(i)))
+			}
+		}
+		if r, ok := m["$ref"].(string); ok && s.d != nil {
+			tv, tl := s.d.target(r, s.loc)
+			add(sref{d: s.d, v: tv, loc: tl})
 		}
 	}
-	for _, s := range in.atoms {
-		add(s)
+	add(s)
+	if memo {
+		e.flatMemo[k] = out
 	}
-	neg = append(neg, in.neg...)
-	return atoms, neg, disj, isEmpty
+	return out
+}
+
+// spliceAnyOf appends branch b of an anyOf to alts, or, when b is itself
+// nothing but an anyOf (nested anyOf, a $ref to one), its branches: the
+// union is the same, and a prover that meets a flat list tries each leaf
+// once instead of descending level by level (50 nested anyOf cost
+// hundreds of megabytes of memo keys before).
+func spliceAnyOf(alts []alt, b sref, depth int) []alt {
+	d := b.deref()
+	if m, ok := d.v.(map[string]any); ok && depth < 64 {
+		if kw, list := pureCombinator(m); kw == "anyOf" {
+			for i, x := range list {
+				alts = spliceAnyOf(alts, d.sub(x, "anyOf", strconv.Itoa(i)), depth+1)
+			}
+			return alts
+		}
+	}
+	return append(alts, alt{pos: []sref{b}})
 }
 
 // maxAlternatives bounds the expansion of one conjunction into its
@@ -383,15 +511,22 @@ const maxAlternatives = 512
 
 // expand turns a conjunction into flat alternatives (no disjunction left).
 // ok is false when there are more than maxAlternatives.
-func (e *engine) expand(in conj) (out []conj, ok bool) {
+func (e *engine) expand(in conj) (out []conj, ok bool) { return e.expandN(in, 0) }
+
+// expandN is expand that stops, with ok, once it has first alternatives
+// (0: all, up to maxAlternatives).
+func (e *engine) expandN(in conj, first int) (out []conj, ok bool) {
 	stack := []conj{in}
 	for len(stack) > 0 {
+		if first > 0 && len(out) >= first {
+			return out, true
+		}
 		if len(out)+len(stack) > maxAlternatives || e.stop() {
 			return nil, false
 		}
 		c := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		atoms, neg, disj, isEmpty := flatten(c)
+		atoms, neg, disj, isEmpty := e.flatten(c)
 		if isEmpty {
 			continue
 		}
@@ -485,9 +620,13 @@ type facts struct {
 	minProps   int64
 	maxProps   int64
 	unique     bool
-	required   map[string]bool
-	patterns   map[string]bool
-	formats    map[string]bool
+	// strictInt: every number of the conjunction is an integer in the
+	// sense of draft-04 (written without a fraction: some atom of a
+	// draft-04 document has type integer and not number)
+	strictInt bool
+	required  map[string]bool
+	patterns  map[string]bool
+	formats   map[string]bool
 }
 
 func intOf(v any) (int64, bool) {
@@ -509,6 +648,9 @@ func (e *engine) factsOf(a conj) facts {
 			continue
 		}
 		f.types &= maskOf(m)
+		if strictInteger(s) {
+			f.strictInt = true
+		}
 		if vs, ok := valueList(m); ok {
 			if !f.finite {
 				f.finite, f.vals = true, vs
@@ -665,6 +807,21 @@ func cmpRat(a, b *big.Rat) int {
 	return a.Cmp(b)
 }
 
+// strictInteger reports whether s is a schema of a draft-04 document whose
+// type admits integers but not number: draft-04 (Validation §5.5.2, and
+// its test suite's zeroTerminatedFloats) defines an integer as a JSON
+// number without a fraction or exponent, so 1.0 is not one, while draft-06
+// and later accept any number with a zero fractional part. The prover
+// holds such a schema implied only by conjunctions whose numbers are
+// draft-04 integers too.
+func strictInteger(s sref) bool {
+	if s.d == nil || s.d.tr == nil || s.d.tr.dialect != draft04 {
+		return false
+	}
+	m, isFalse := s.m()
+	return !isFalse && maskOf(m)&tNum == tInt
+}
+
 // valueList returns const as one value, else the enum values.
 func valueList(m map[string]any) ([]any, bool) {
 	if v, ok := m["const"]; ok {
@@ -817,10 +974,35 @@ func (e *engine) applicableAtom(s sref, name string, lenient bool) ([]sref, bool
 	return out, true
 }
 
+// hasUnevaluated reports whether m has unevaluatedProperties or
+// unevaluatedItems.
+func hasUnevaluated(m map[string]any) bool {
+	_, p := m["unevaluatedProperties"]
+	_, i := m["unevaluatedItems"]
+	return p || i
+}
+
+// node returns the document node a view was made of (s itself when it is
+// no view).
+func (s sref) node() sref {
+	if s.view == "" || s.d == nil {
+		return s
+	}
+	v, _ := s.d.lookup(s.loc)
+	return sref{d: s.d, v: v, loc: s.loc}
+}
+
+// inPlaceMark is the key flatten sets on the pure view of a node that
+// had in-place applicators (allOf, $ref, anyOf, ...): they were taken out
+// of the view, but its unevaluated* keywords still see what they
+// evaluated (JSON Schema 2020-12 Core §11), so the view must not read
+// those keywords as additionalProperties or items.
+const inPlaceMark = "\x00inplace"
+
 // hasInPlace reports whether a schema object has in-place applicators that
 // evaluate properties or items beside its own keywords.
 func hasInPlace(m map[string]any) bool {
-	for _, k := range []string{"allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas", "not"} {
+	for _, k := range []string{inPlaceMark, "allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas", "not"} {
 		if _, ok := m[k]; ok {
 			return true
 		}
@@ -847,8 +1029,8 @@ func itemAtom(s sref, i int) (sref, bool) {
 	if it, ok := m["items"]; ok {
 		return s.sub(it, "items"), true
 	}
-	if ui, ok := m["unevaluatedItems"]; ok && !hasInPlace(m) {
-		return s.sub(ui, "unevaluatedItems"), true
+	if ui, ok := m["unevaluatedItems"]; ok && !hasInPlace(m) && m["contains"] == nil {
+		return s.sub(ui, "unevaluatedItems"), true // contains evaluates the items it matches
 	}
 	return sref{}, false
 }
@@ -910,12 +1092,34 @@ func (e *engine) emptyFlat(a conj) bool {
 
 // eqS reports whether two schemas have the same keywords after resolving
 // $ref and ignoring annotations (so they accept the same instances).
+//
+// The pairs one call visits, each assumed equal when met again, form a
+// bisimulation when the call answers true: every one of them is then
+// memoized as equal, so a definition compared once is never compared
+// again (linear in the documents' size for the differ's top-down walk).
+// A false answer is memoized for the pairs on the path that failed.
 func (e *engine) eqS(a, b sref) bool {
-	return e.eqRec(a, b, map[string]bool{})
+	visited := map[string]bool{}
+	res := e.eqRec(a, b, visited)
+	if res && e.err == nil {
+		for k := range visited {
+			e.eqMemo[k] = true
+		}
+	}
+	return res
 }
 
 func (e *engine) eqRec(a, b sref, visited map[string]bool) bool {
 	a, b = a.deref(), b.deref()
+	if a.view != "" || b.view != "" {
+		// the unevaluated* keywords of a pure view see what its node's
+		// applicators evaluated: equal views mean equal only with equal nodes
+		am, _ := a.m()
+		bm, _ := b.m()
+		if hasUnevaluated(am) || hasUnevaluated(bm) {
+			return a.view != "" && b.view != "" && e.eqRec(a.node(), b.node(), visited)
+		}
+	}
 	k := a.key() + "=" + b.key()
 	if a.d != nil && b.d != nil && a.d == b.d && a.loc == b.loc && a.view == b.view {
 		return true
@@ -949,8 +1153,8 @@ func (e *engine) eqRec(a, b sref, visited map[string]bool) bool {
 			}
 		}
 	}
-	if len(visited) == 1 || !res {
-		e.eqMemo[k] = res // false holds whatever was assumed
+	if !res {
+		e.eqMemo[k] = false // false holds whatever was assumed
 	}
 	return res
 }
@@ -994,7 +1198,9 @@ func (e *engine) eqKw(kw string, a sref, av any, b sref, bv any, visited map[str
 			}
 		}
 		return true
-	case "required", "enum", "type":
+	case "type":
+		return sameSet(av, bv) && strictInteger(a) == strictInteger(b)
+	case "required", "enum":
 		return sameSet(av, bv)
 	}
 	return jsonText(av) == jsonText(bv)
@@ -1077,7 +1283,7 @@ func (e *engine) proveFlat(a conj, b sref) bool {
 	if f.types == 0 {
 		return true
 	}
-	if f.finite && b.d != nil && b.view == "" {
+	if f.finite && b.d != nil && b.view == "" && !(b.d.tr != nil && b.d.tr.dialect == draft04 && f.types&tInt != 0) {
 		all := true
 		for _, v := range f.vals {
 			ok, known := e.valid(b, v)
@@ -1101,7 +1307,7 @@ func (e *engine) proveFlat(a conj, b sref) bool {
 	if e.emptyFlat(a) {
 		return true
 	}
-	batoms, bneg, bdisj, bEmpty := flatten(conj{atoms: []sref{b}})
+	batoms, bneg, bdisj, bEmpty := e.flatten(conj{atoms: []sref{b}})
 	if bEmpty {
 		return false
 	}
@@ -1205,6 +1411,9 @@ func (e *engine) atomImplied(a conj, f facts, b sref) bool {
 	if f.types&^maskOf(m) != 0 {
 		return false
 	}
+	if strictInteger(b) && f.types&tInt != 0 && !f.strictInt {
+		return false // 1.0 is a number of a that draft-04's integer rejects
+	}
 	for _, kw := range sortedKeys(m) {
 		v := m[kw]
 		if isAnnotation(kw) {
@@ -1230,6 +1439,9 @@ func (e *engine) atomImplied(a conj, f facts, b sref) bool {
 				return false
 			}
 		case "prefixItems", "items", "unevaluatedItems":
+			if kw == "unevaluatedItems" && f.types&tArr != 0 && (hasInPlace(m) || m["contains"] != nil) && !trivialS(b.sub(v, kw)) {
+				return false // what it leaves to the rest depends on what the applicators evaluated
+			}
 			if f.types&tArr != 0 && !e.arrayImplied(a, f, b, m) {
 				return false
 			}

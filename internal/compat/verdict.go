@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,6 +23,9 @@ type findingMeta struct {
 	// byName: the change breaks by name, not by value (a definition
 	// removed): it is never checked and stays BREAKING
 	byName bool
+	// lowered: an option or the change's shape made it ADDITIVE (soft as
+	// add was asked), not a decision of checkOverlaps or checkRoots
+	lowered bool
 }
 
 // add records a finding of rule at ptr about the current subject pair.
@@ -38,7 +42,7 @@ func (c *comparer) add(rule, ptr string, soft bool, format string, args ...any) 
 		Verdict:   VerdictAdditive,
 		Message:   fmt.Sprintf(format, args...),
 	})
-	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED" && !soft})
+	c.meta = append(c.meta, findingMeta{rule: r, soft: soft, lowered: soft && r.Option != "", subj: c.subj, own: c.cur, byName: rule == "DEFINITION_REMOVED" && !soft})
 }
 
 // addOld is add for a pointer into the old document.
@@ -96,11 +100,11 @@ func (c *comparer) check(subj [2]string, d Breaks) outcome {
 	var out outcome
 	switch {
 	case c.e.prove(conj{atoms: []sref{x}}, y):
-		out = outcome{kind: evidenceProof, proof: subsumption(d, subj[0], subj[1])}
+		out = outcome{kind: evidenceProof, proof: c.subsumption(d, subj[0], subj[1])}
 	default:
 		so, sn := scopeOf(subj[0]), scopeOf(subj[1])
 		if (so != subj[0] || sn != subj[1]) && c.scopeHolds(so, sn, d) {
-			out = outcome{kind: evidenceProof, proof: subsumption(d, so, sn)}
+			out = outcome{kind: evidenceProof, proof: c.subsumption(d, so, sn)}
 			break
 		}
 		if w, ok := c.e.witness(x, y); ok {
@@ -136,7 +140,10 @@ func (c *comparer) scopeHolds(so, sn string, d Breaks) bool {
 	return c.e.prove(conj{atoms: []sref{x}}, y)
 }
 
-func subsumption(d Breaks, oLoc, nLoc string) string {
+// subsumption states a proof at the translated locations oLoc and nLoc,
+// named as the documents are written.
+func (c *comparer) subsumption(d Breaks, oLoc, nLoc string) string {
+	oLoc, nLoc = c.old.tr.origPointer(oLoc), c.new.tr.origPointer(nLoc)
 	if d == BreaksWriter {
 		return fmt.Sprintf("proved: the old schema at %s accepts every instance the new schema at %s accepts", show(oLoc), show(nLoc))
 	}
@@ -235,10 +242,12 @@ func (c *comparer) rootChecks(findings []Finding) []Check {
 		}
 		if ch.Holds {
 			if c.e.prove(conj{atoms: []sref{x}}, y) {
-				ch.Evidence, ch.Proof = evidenceProof, subsumption(d, "", "")
+				ch.Evidence, ch.Proof = evidenceProof, c.subsumption(d, "", "")
 			} else {
 				ch.Evidence = evidenceUnchecked
 			}
+		} else if w := rootWitness(findings, d); w != nil {
+			ch.Evidence, ch.Witness = evidenceWitness, w // a finding's witness checked at the roots
 		} else if w, ok := c.e.witness(x, y); ok {
 			ch.Evidence, ch.Witness = evidenceWitness, c.newWitness(w, d, [2]string{"", ""})
 		} else {
@@ -273,7 +282,13 @@ func (c *comparer) checkOverlaps() {
 		}
 		done[oc.oneOf] = true
 		x, y := c.srefOld(oc.subj[0]), c.srefNew(oc.subj[1])
+		if c.e.prove(conj{atoms: []sref{x}}, y) {
+			continue // the new holder accepts every old instance: none is rejected for matching twice
+		}
 		list, _ := c.srefNew(oc.oneOf).v.([]any)
+		if c.disjoint(oc.oneOf, list) {
+			continue // no instance matches two branches
+		}
 		w, ok := c.e.witnessWhere(x, y, func(v any) bool {
 			n := 0
 			for i, b := range list {
@@ -295,4 +310,154 @@ func (c *comparer) checkOverlaps() {
 		f.Witness = c.newWitness(w, BreaksReader, oc.subj)
 		c.meta[len(c.meta)-1].soft = true // decided here; evaluate leaves it
 	}
+}
+
+// checkRoots is the safety net of the rules: for each selected direction
+// that no BREAKING finding breaks and that the prover cannot prove at the
+// roots, a witness searched at the roots (an instance the validator
+// accepts in one document and rejects in the other) becomes an
+// ACCEPTANCE_NARROWED (reader) or ACCEPTANCE_WIDENED (writer) finding, so
+// a change no finer rule located (a member an unevaluatedProperties no
+// longer sees, a keyword's meaning in another draft) is not passed in
+// silence.
+func (c *comparer) checkRoots() {
+	for _, d := range []Breaks{BreaksReader, BreaksWriter} {
+		if c.filter&d == 0 || c.e.stop() {
+			continue
+		}
+		broken := false
+		for i, f := range c.findings {
+			if f.Verdict == VerdictBreaking && (f.Direction == d.String() || f.Direction == DirectionBoth) {
+				broken = true
+				break
+			}
+			if m := c.meta[i]; m.lowered && m.rule.Breaks&d != 0 {
+				broken = true // an option made a change of this direction harmless: the roots differ by choice
+				break
+			}
+		}
+		if broken {
+			continue
+		}
+		x, y := c.srefOld(""), c.srefNew("")
+		if d == BreaksWriter {
+			x, y = y, x
+		}
+		if c.e.prove(conj{atoms: []sref{x}}, y) {
+			continue
+		}
+		w, ok := c.e.witness(x, y)
+		if !ok {
+			continue
+		}
+		rule, msg := "ACCEPTANCE_NARROWED", "the new schema rejects a value the old schema accepted, where no finer rule located the change"
+		if d == BreaksWriter {
+			rule, msg = "ACCEPTANCE_WIDENED", "the new schema accepts a value the old schema rejected, where no finer rule located the change"
+		}
+		saved := c.subj
+		c.subj = [2]string{"", ""}
+		c.add(rule, "", false, "%s", msg)
+		c.subj = saved
+		f := &c.findings[len(c.findings)-1]
+		f.Verdict, f.Direction, f.Evidence = VerdictBreaking, d.String(), evidenceWitness
+		f.Witness = c.newWitness(w, d, [2]string{"", ""})
+		c.meta[len(c.meta)-1].soft = true // decided here
+	}
+}
+
+// rootWitness returns the witness of a BREAKING finding of direction d
+// that was checked at the roots of both documents, or nil.
+func rootWitness(findings []Finding, d Breaks) *Witness {
+	for _, f := range findings {
+		if w := f.Witness; w != nil && !f.Ignored && f.Verdict == VerdictBreaking && w.Direction == d.String() && w.OldPointer == "" && w.NewPointer == "" {
+			return w
+		}
+	}
+	return nil
+}
+
+// disjoint reports whether no two branches of the oneOf list at loc (of
+// the new document) can share an instance, by a cheap sufficient test: the
+// type sets of their own keywords (allOf and $ref flattened) do not meet,
+// a member both require has a different const in each, or their own
+// const/enum values (strings, booleans, null; numbers are not compared) do
+// not meet. Lists longer
+// than 64 branches are not tried.
+func (c *comparer) disjoint(loc string, list []any) bool {
+	if len(list) > 64 {
+		return false
+	}
+	type shape struct {
+		types  tmask
+		consts map[string]string // required member -> const text
+		values map[string]bool   // const or enum of the branch itself, nil when none
+	}
+	shapes := make([]shape, len(list))
+	for i, x := range list {
+		atoms, _, _, empty := c.e.flatten(conj{atoms: []sref{{d: c.new, v: x, loc: child(loc, strconv.Itoa(i))}}})
+		sh := shape{types: tAll, consts: map[string]string{}}
+		if empty {
+			sh.types = 0
+		}
+		req := map[string]bool{}
+		for _, a := range atoms {
+			m, _ := a.m()
+			sh.types &= maskOf(m)
+			if vs, ok := valueList(m); ok && sh.values == nil {
+				sh.values = map[string]bool{}
+				for _, v := range vs {
+					sh.values[jsonText(v)] = true
+				}
+			}
+			for r := range stringSet(m["required"]) {
+				req[r] = true
+			}
+		}
+		for _, a := range atoms {
+			m, _ := a.m()
+			props, _ := m["properties"].(map[string]any)
+			for name := range req {
+				p, _ := a.d.deref(props[name], child(a.loc, "properties", name))
+				if pm, ok := p.(map[string]any); ok {
+					if cv, ok := pm["const"]; ok {
+						sh.consts[name] = jsonText(cv)
+					}
+				}
+			}
+		}
+		shapes[i] = sh
+	}
+	for i := range shapes {
+		for j := i + 1; j < len(shapes); j++ {
+			a, b := shapes[i], shapes[j]
+			if a.types&b.types == 0 {
+				continue
+			}
+			apart := a.values != nil && b.values != nil
+			for v := range a.values {
+				if b.values[v] {
+					apart = false // numbers written differently (1, 1.0) are not told apart here: conservative
+					break
+				}
+			}
+			if apart {
+				for v := range a.values {
+					if _, isNum := rat(json.Number(strings.Trim(v, `"`))); isNum && !strings.HasPrefix(v, `"`) {
+						apart = false // 1 and 1.0 are one value
+						break
+					}
+				}
+			}
+			for name, v := range a.consts {
+				if w, ok := b.consts[name]; ok && w != v {
+					apart = true
+					break
+				}
+			}
+			if !apart {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -84,6 +84,9 @@ const (
 	SchemaUnsupported Code = "SCHEMA_UNSUPPORTED"
 	// CompatTimeout: conform compat did not finish within its --timeout.
 	CompatTimeout Code = "COMPAT_TIMEOUT"
+	// CompatMemory: conform compat's heap reached its --memory bound; it
+	// refused the comparison before the machine ran short (issue 23).
+	CompatMemory Code = "COMPAT_MEMORY"
 
 	// NormalizerInvalid: a normalizer has a bad path pattern or format.
 	NormalizerInvalid Code = "NORMALIZER_INVALID"

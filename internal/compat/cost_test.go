@@ -1,0 +1,172 @@
+package compat_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/conform-kit/conform/internal/compat"
+	"github.com/conform-kit/conform/internal/kiterr"
+)
+
+// The cost cases of issue 23, built in memory. Each must finish within
+// the bounds a CI machine (2 cores) gives it; their time is measured by
+// the benchmarks below and bench/README.md, never asserted here.
+
+// manyDefs is n definitions referring to each other through oneOf of an
+// object, null and an array (a large schema with no change when compared
+// with itself).
+func manyDefs(n int) any {
+	defs := map[string]any{}
+	for i := range n {
+		defs[fmt.Sprintf("D%d", i)] = map[string]any{"oneOf": []any{
+			map[string]any{"type": "object", "properties": map[string]any{
+				"k": map[string]any{"const": fmt.Sprintf("d%d", i)},
+				"n": map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", (i+1)%n)}}, "required": []any{"k"}},
+			map[string]any{"type": "null"},
+			map[string]any{"type": "array", "items": map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", (i+3)%n)}},
+		}}
+	}
+	var roots []any
+	for i := 0; i < n; i += 5 {
+		roots = append(roots, map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", i)})
+	}
+	return map[string]any{"$defs": defs, "anyOf": roots}
+}
+
+// nestedOneOf is a oneOf of n oneOf of n objects told apart by a const.
+func nestedOneOf(n int) any {
+	var outer []any
+	for i := range n {
+		var inner []any
+		for j := range n {
+			inner = append(inner, map[string]any{"type": "object", "required": []any{"k"},
+				"properties": map[string]any{"k": map[string]any{"const": fmt.Sprintf("k%d_%d", i, j)}}})
+		}
+		outer = append(outer, map[string]any{"oneOf": inner})
+	}
+	return map[string]any{"oneOf": outer}
+}
+
+// nestedAnyOf is depth anyOf nested in one another, each with an integer
+// branch whose minimum is shift above its level.
+func nestedAnyOf(depth, shift int) any {
+	var s any = map[string]any{"type": "string"}
+	for i := range depth {
+		s = map[string]any{"anyOf": []any{s, map[string]any{"type": "integer", "minimum": i + shift}}}
+	}
+	return s
+}
+
+// fanOut is depth levels of definitions, each a oneOf of three uses of the
+// next level (itself, its array, its map); the last level changes.
+func fanOut(depth int, changed bool) any {
+	defs := map[string]any{}
+	for l := range depth {
+		next := map[string]any{"$ref": fmt.Sprintf("#/$defs/L%d", l+1)}
+		defs[fmt.Sprintf("L%d", l)] = map[string]any{"oneOf": []any{next,
+			map[string]any{"type": "array", "items": next},
+			map[string]any{"type": "object", "additionalProperties": next}}}
+	}
+	var leaf any = map[string]any{"type": "string"}
+	if changed {
+		leaf = map[string]any{"type": []any{"string", "null"}}
+	}
+	defs[fmt.Sprintf("L%d", depth)] = leaf
+	return map[string]any{"$defs": defs, "$ref": "#/$defs/L0"}
+}
+
+// wideObject is an object of n properties, each an object of n/4
+// properties (the shape of renovate's configuration schema); changed
+// retypes every tenth inner property and adds required members.
+func wideObject(n int, changed bool) any {
+	props := map[string]any{}
+	for i := range n {
+		inner := map[string]any{}
+		for j := range n / 4 {
+			typ := "string"
+			if changed && j%10 == 0 {
+				typ = "integer"
+			}
+			inner[fmt.Sprintf("q%d", j)] = map[string]any{"type": typ, "description": "x"}
+		}
+		o := map[string]any{"type": "object", "properties": inner}
+		if changed && i%7 == 0 {
+			o["required"] = []any{"q1"}
+		}
+		props[fmt.Sprintf("p%d", i)] = o
+	}
+	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+}
+
+type costCase struct {
+	name     string
+	old, new any
+	findings bool // some finding expected
+}
+
+func costCases() []costCase {
+	return []costCase{
+		{"self-500-defs", manyDefs(500), manyDefs(500), false},
+		{"self-64x64-oneOf", nestedOneOf(64), nestedOneOf(64), false},
+		{"anyOf-nested-50", nestedAnyOf(50, 0), nestedAnyOf(50, 1), true},
+		{"fan-out-16", fanOut(16, false), fanOut(16, true), true},
+		{"wide-object-200", wideObject(200, false), wideObject(200, true), true},
+	}
+}
+
+// TestCostBounded: every cost case answers (no COMPAT_TIMEOUT within a
+// minute, no COMPAT_MEMORY within 512 MiB), a schema against itself finds
+// nothing, a changed one finds its change.
+func TestCostBounded(t *testing.T) {
+	for _, c := range costCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep, err := compat.Compare(ctx, c.old, c.new, compat.Options{MemoryLimit: 512 << 20})
+			if err != nil {
+				t.Fatalf("Compare: %v", err)
+			}
+			if got := len(rep.Findings) > 0; got != c.findings {
+				t.Errorf("findings: %d, want some: %v", len(rep.Findings), c.findings)
+			}
+		})
+	}
+}
+
+// TestCompareMemoryBound: a bound below the heap already in use is
+// COMPAT_MEMORY, a stable code, not a crash or a silent pass.
+func TestCompareMemoryBound(t *testing.T) {
+	_, err := compat.Compare(context.Background(), wideObject(200, false), wideObject(200, true), compat.Options{MemoryLimit: 1})
+	if got := kiterr.CodeOf(err); got != kiterr.CompatMemory {
+		t.Fatalf("Compare with a 1-byte bound: %v, want COMPAT_MEMORY", err)
+	}
+}
+
+func BenchmarkCost(b *testing.B) {
+	for _, c := range costCases() {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := compat.Compare(context.Background(), c.old, c.new, compat.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFanOut measures how the cost of a $ref fan-out grows with its
+// depth (issue 23: it doubled per level before).
+func BenchmarkFanOut(b *testing.B) {
+	for _, depth := range []int{4, 8, 12, 16} {
+		old, nw := fanOut(depth, false), fanOut(depth, true)
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := compat.Compare(context.Background(), old, nw, compat.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
