@@ -134,6 +134,32 @@ func rpcFake(behaviour string) (int, bool) {
 			reply(id, map[string]any{"hello": "world"})
 		case "extra":
 			reply(id, map[string]any{"extra": true})
+		case "pingme":
+			write(map[string]any{"jsonrpc": "2.0", "id": "p1", "method": "ping"})
+			ans, err := in.ReadBytes('\n')
+			if err != nil {
+				return 1, true
+			}
+			var a struct {
+				ID     any            `json:"id"`
+				Result map[string]any `json:"result"`
+			}
+			_ = json.Unmarshal(ans, &a)
+			reply(id, map[string]any{"pinged": a.ID == "p1" && a.Result != nil})
+		case "page":
+			p, _ := m["params"].(map[string]any)
+			switch cursor, _ := p["cursor"].(string); {
+			case p == nil:
+				next := "c2"
+				if behaviour == "rpc-cursor-moves" {
+					next = "c3"
+				}
+				reply(id, map[string]any{"items": []any{1}, "next": next})
+			case cursor == "c2" || cursor == "c3":
+				reply(id, map[string]any{"items": []any{2}})
+			default:
+				write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32602, "message": "bad cursor"}})
+			}
 		default:
 			write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 		}
@@ -181,8 +207,8 @@ func rpcSuite(t *testing.T) *runner.Suite {
 	if err != nil {
 		t.Fatalf("golden --update with the good server: %v", err)
 	}
-	if up.Fixtures != 1 || up.Written != 13 {
-		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 13 and 1", up.Written, up.Fixtures)
+	if up.Fixtures != 1 || up.Written != 15 {
+		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 15 and 1", up.Written, up.Fixtures)
 	}
 	s, err = openDir(t, dir, false)
 	if err != nil {
@@ -242,8 +268,8 @@ func TestRPCSuite(t *testing.T) {
 			t.Errorf("good server: %s is %s (%s)", id, b.Status, b.Codes)
 		}
 	}
-	if len(good) != 14 {
-		t.Errorf("good server: %d results, want 14", len(good))
+	if len(good) != 16 {
+		t.Errorf("good server: %d results, want 16", len(good))
 	}
 	for _, tc := range []struct {
 		behaviour, vector string
@@ -263,6 +289,9 @@ func TestRPCSuite(t *testing.T) {
 		{"rpc-linger", "exit-after-input", brief{"FAIL", "EXIT_AFTER_INPUT_MISSING"}},
 		{"rpc-linger", "keeps-running", brief{"PASS", ""}},
 		{"rpc-linger", "echo", brief{"PASS", "IUT_LINGERED"}},
+		// The second page is asked for with whatever cursor the first
+		// reply gave (bind): another cursor shows only in the first reply.
+		{"rpc-cursor-moves", "paginate", brief{"FAIL", "VALUE_CHANGED"}},
 	} {
 		t.Run(tc.behaviour+"/"+tc.vector, func(t *testing.T) {
 			t.Parallel()

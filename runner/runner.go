@@ -288,8 +288,10 @@ type plan struct {
 	byMethod map[string]*schema.Schema
 	rules    []normalize.Rule
 	conf     *compare.Rules
-	// passOver and tolerate are the version's frame rules.
+	// passOver and tolerate are the version's frame rules, peer its
+	// scripted peer.
 	passOver, tolerate []envelope.Rule
+	peer               []peerRule
 	vectors            []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
@@ -331,6 +333,10 @@ func prepare(cfg Config) (*plan, error) {
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
 		return nil, err
+	}
+	for _, r := range ver.Peer {
+		m, _ := envelope.CompileMatch(r.Match) // the suite's load checked it
+		p.peer = append(p.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
 	}
 	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
@@ -400,6 +406,16 @@ type loaded struct {
 	suiteRefs bool
 	// keepRaw keeps the frames the IUT writes (the preflight vector's).
 	keepRaw bool
+	// binds holds, by line index, the frames with bindings, built when
+	// written; bindIDs the ids of the replies they take values from.
+	binds   map[int]bindLine
+	bindIDs map[string]bool
+}
+
+// bindLine is a send frame whose bindings are set when it is written.
+type bindLine struct {
+	frame any
+	binds []suite.Binding
 }
 
 // peerRule is a compiled rule of the vector's scripted peer.
@@ -432,8 +448,10 @@ type sendLine [][]byte
 
 // segment returns the lines written before gate g (g = 0: at start) and
 // up to the next gate, as the pieces proc writes, and tracks their requests
-// in sent.
-func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
+// in s.sent. A frame with bindings is built now, from the replies the
+// IUT wrote to the awaited requests it names.
+func (s *session) segment(g int) [][]byte {
+	l := s.l
 	from, to := 0, len(l.lines)
 	if g > 0 {
 		from = l.gates[g-1].before
@@ -442,11 +460,35 @@ func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
 		to = l.gates[g].before
 	}
 	var out [][]byte
-	for _, ln := range l.lines[from:to] {
-		p.track(sent, ln)
+	for i, ln := range l.lines[from:to] {
+		if b, ok := l.binds[from+i]; ok {
+			ln = s.bound(b)
+		}
+		s.p.track(s.sent, ln)
 		out = append(out, ln...)
 	}
 	return out
+}
+
+// bound builds a send frame with bindings: the frame with each binding's
+// value from the reply it names (null when that reply or location is
+// missing: the golden comparison shows what came of it).
+func (s *session) bound(b bindLine) sendLine {
+	frame := b.frame
+	for _, bd := range b.binds {
+		var val any
+		if reply, ok := s.bindReplies[envelope.Key(bd.Reply)]; ok {
+			toks, _ := envelope.Tokens(bd.Path)
+			val, _ = envelope.Lookup(reply, toks)
+		}
+		toks, _ := envelope.Tokens(bd.At)
+		frame, _ = envelope.Set(frame, toks, val)
+	}
+	c, err := canon.Canonical(frame)
+	if err != nil {
+		c = []byte("null")
+	}
+	return sendLine{append(c, '\n')}
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -484,6 +526,15 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
+		if len(it.Bind) > 0 {
+			if l.binds == nil {
+				l.binds, l.bindIDs = map[int]bindLine{}, map[string]bool{}
+			}
+			l.binds[len(l.lines)] = bindLine{frame: it.Frame, binds: it.Bind}
+			for _, b := range it.Bind {
+				l.bindIDs[envelope.Key(b.Reply)] = true
+			}
+		}
 		l.lines = append(l.lines, ln)
 	}
 	if l.passOver, err = envelope.CompileRules("passOver", full.PassOver, false); err != nil {
@@ -499,6 +550,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 		l.peer = append(l.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
 	}
+	l.peer = append(l.peer, p.peer...)
 	for i, seq := range full.Expect.Order {
 		var els []orderElement
 		for j, x := range seq {

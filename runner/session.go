@@ -67,6 +67,9 @@ type session struct {
 
 	timedOut, exited, eof bool
 	start                 time.Time
+	// bindReplies holds the replies (as read) whose values later frames
+	// bind (loaded.bindIDs), by the RFC 8785 text of their id.
+	bindReplies map[string]any
 	// pendingAtBreak are the expected replies missing when stdin closed;
 	// earlyLines the lines read by then.
 	pendingAtBreak []string
@@ -304,7 +307,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	p := s.p
 	var input [][]byte
 	if !s.spawned {
-		input = s.l.segment(p, s.sent, 0)
+		input = s.segment(0)
 	}
 	s.start = time.Now()
 	pr, err := proc.Start(ctx, proc.Config{
@@ -352,7 +355,7 @@ func (s *session) openGates() {
 		if r := s.sent[s.l.gates[s.next].key]; r == nil || r.replies == 0 {
 			return
 		}
-		s.pr.Send(s.l.segment(s.p, s.sent, s.next+1))
+		s.pr.Send(s.segment(s.next + 1))
 	}
 }
 

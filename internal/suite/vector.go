@@ -109,6 +109,10 @@ type SendItem struct {
 	Line     *string   `json:"line,omitempty"`
 	Base64   *string   `json:"base64,omitempty"`
 	Generate *Generate `json:"generate,omitempty"`
+	// Bind, with Frame, sets values from replies the IUT already wrote into
+	// the frame before it is written (a pagination cursor). [Vector] checks
+	// that an await of each reply's id comes before the item.
+	Bind []Binding `json:"bind,omitempty"`
 	// Await is a correlation id (raw JSON, compared by its RFC 8785 form):
 	// the lines after it are written only once the IUT has replied to that
 	// request. It writes nothing itself. [Vector] checks that a request
@@ -128,6 +132,15 @@ func (it SendItem) AwaitKey() (string, bool) {
 		return string(it.Await), true
 	}
 	return string(k), true
+}
+
+// Binding takes the value at Path (a JSON Pointer) of the IUT's reply to
+// the request with id Reply and sets it at At (a JSON Pointer) in the
+// frame it belongs to.
+type Binding struct {
+	At    string `json:"at"`
+	Reply any    `json:"reply"`
+	Path  string `json:"path"`
 }
 
 // PeerRule is one rule of a vector's scripted peer: a request the IUT
@@ -670,7 +683,22 @@ func (v *Vector) checkAwaits(ver *Version) error {
 		sent[envelope.Key(id)] = true
 	}
 	env := ver.Env()
+	awaited := map[string]bool{}
 	for i, it := range v.Send {
+		for j, b := range it.Bind {
+			if it.Frame == nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d]: bind needs a frame", v.Path, i)
+			}
+			if _, err := envelope.Tokens(b.At); err != nil || b.At == "" {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: at %q is not a JSON Pointer into the frame", v.Path, i, j, b.At)
+			}
+			if _, err := envelope.Tokens(b.Path); err != nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: path: %v", v.Path, i, j, err)
+			}
+			if !awaited[envelope.Key(b.Reply)] {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d] takes a value from the reply to %s, which no await before it waits for", v.Path, i, j, envelope.Key(b.Reply))
+			}
+		}
 		k, await := it.AwaitKey()
 		if !await {
 			if it.Frame != nil && env != nil {
@@ -688,6 +716,7 @@ func (v *Vector) checkAwaits(ver *Version) error {
 		if i+1 == len(v.Send) || v.Send[i+1].Await != nil {
 			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s but no line follows it", v.Path, i, k)
 		}
+		awaited[k] = true
 	}
 	return nil
 }
