@@ -306,6 +306,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer tuneRunGC()()
+	if *prof != "" {
+		// A profile names the suite it is certified against, and its role.
+		d, r, err := implementation{Profile: *prof}.suiteOf()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if *suiteDir == "" {
+			*suiteDir = d
+		}
+		if *role == "" {
+			*role = r
+		}
+	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
@@ -365,47 +378,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// would be a false certificate.
 		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both (the profile's command is in %s)", filepath.Join(*prof, "profile.json")))
 	}
-	expectPath := *expectFile
-	var prf *profile.Profile
-	if *prof != "" {
-		if prf, err = applyProfile(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
-			return fail(stderr, err)
-		}
-		if expectPath == "" && prf.ExpectFail != "" {
-			// The profile's own list is read inside its folder only.
-			if cfg.ExpectFail, err = prf.ExpectFailures(); err != nil {
-				return fail(stderr, err)
-			}
-		}
-	}
-	if cmd := fl.Args(); len(cmd) > 0 {
-		if cmd, err = resolveArgs(stderr, cmd); err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Command = cmd
-		if cfg.Implementation = *name; cfg.Implementation == "" {
-			cfg.Implementation = filepath.Base(cmd[0])
-		}
-	} else if *name != "" {
+	// The implementation under test, named as every command names one.
+	im := implementation{Name: *name, Profile: *prof, Command: fl.Args()}
+	switch {
+	case *name != "" && len(im.Command) == 0:
 		return usageError(stderr, "run", "--name names an IUT command given after --")
+	case *mode == profile.ModeSpawned && len(im.Command) == 0:
+		return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
+	}
+	im.Reference = im.Profile == "" && len(im.Command) == 0
+	// A list given with --expect-fail replaces the profile's.
+	expectPath := *expectFile
+	prf, err := im.configure(&cfg, flagSet(fl, "timeout"), stderr)
+	if err != nil {
+		return fail(stderr, err)
 	}
 	if *mode == profile.ModeSpawned {
-		if len(cfg.Command) == 0 {
-			return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
-		}
 		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
 			return fail(stderr, err)
 		}
 	}
-	isReference := len(cfg.Command) == 0
-	if isReference {
-		cmd, err := referenceCommand(cfg.Role, cfg.Version)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Command = cmd
-		cfg.Implementation = "conform reference (Go)"
-	}
+	isReference := im.Reference
 	if *agent != "" {
 		if err := useRealAgent(&cfg, agentProfileDir(*agent), stderr); err != nil {
 			return fail(stderr, err)
@@ -857,7 +850,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
-	role := fl.String("role", "agent", "dry run: list the session vectors of this role that conform run would run")
+	role := fl.String("role", "", "dry run: list the session vectors of this `role` that conform run would run (default: the version's first)")
 	var filters, skips, levels multiFlag
 	fl.Var(&filters, "filter", "dry run: as conform run --filter (a doublestar `glob`; repeatable)")
 	fl.Var(&skips, "skip", "dry run: as conform run --skip (a doublestar `glob`; repeatable)")
@@ -928,6 +921,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		if vs, _, err = s.Vectors(ver); err != nil {
 			return fail(stderr, err)
 		}
+	}
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "list", "%v", err)
 	}
 	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList}
 	if *shard != "" {
