@@ -25,7 +25,7 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "not one strict JSON text")
 	}
-	sch, err := s.Schemas.Compile(suite.ReportSchemaFile)
+	sch, err := s.Meta.Compile(suite.ReportSchemaFile)
 	if err != nil {
 		return nil, err
 	}

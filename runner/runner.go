@@ -462,7 +462,16 @@ func (s *session) segment(g int) [][]byte {
 	var out [][]byte
 	for i, ln := range l.lines[from:to] {
 		if b, ok := l.binds[from+i]; ok {
-			ln = s.bound(b)
+			var write bool
+			if ln, write = s.bound(b); !write {
+				// Left out: its reply is not expected either.
+				unsent := map[string]*request{}
+				s.p.track(unsent, l.lines[from+i])
+				for k := range unsent {
+					delete(s.expected, k)
+				}
+				continue
+			}
 		}
 		s.p.track(s.sent, ln)
 		out = append(out, ln...)
@@ -472,14 +481,19 @@ func (s *session) segment(g int) [][]byte {
 
 // bound builds a send frame with bindings: the frame with each binding's
 // value from the reply it names (null when that reply or location is
-// missing: the golden comparison shows what came of it).
-func (s *session) bound(b bindLine) sendLine {
+// missing: the golden comparison shows what came of it), or write false
+// when a WhenPresent binding finds no value.
+func (s *session) bound(b bindLine) (ln sendLine, write bool) {
 	frame := b.frame
 	for _, bd := range b.binds {
 		var val any
+		found := false
 		if reply, ok := s.bindReplies[envelope.Key(bd.Reply)]; ok {
 			toks, _ := envelope.Tokens(bd.Path)
-			val, _ = envelope.Lookup(reply, toks)
+			val, found = envelope.Lookup(reply, toks)
+		}
+		if !found && bd.WhenPresent {
+			return nil, false
 		}
 		toks, _ := envelope.Tokens(bd.At)
 		frame, _ = envelope.Set(frame, toks, val)
@@ -488,7 +502,7 @@ func (s *session) bound(b bindLine) sendLine {
 	if err != nil {
 		c = []byte("null")
 	}
-	return sendLine{append(c, '\n')}
+	return sendLine{append(c, '\n')}, true
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -767,11 +781,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // applyExpectations turns a result of a vector the expected-failure list
 // names into XFAIL (it did not pass) or XPASS (it passed: the list is
-// stale); it leaves results already judged so, and NOT_RUN, INVALID and
-// informational ones, as they are.
+// stale); it leaves results already judged so, and NOT_RUN, INVALID,
+// SKIPPED and informational ones, as they are.
 func applyExpectations(r *Result, expect map[string]string) {
 	reason, listed := expect[r.ID]
-	if !listed || r.Status == NotRun || r.Status == Invalid || r.Status == XFail || r.Status == XPass || r.Level == suite.LevelInformational {
+	if !listed || r.Status == NotRun || r.Status == Invalid || r.Status == Skipped || r.Status == XFail || r.Status == XPass || r.Level == suite.LevelInformational {
 		return
 	}
 	r.Reason = reason
@@ -1006,24 +1020,30 @@ func (p *plan) preflightFramesOnly(ctx context.Context) error {
 
 // unmet returns why the vector does not apply to the IUT, or "": the first
 // predicate of its requires that no frame the IUT wrote in the preflight
-// vector satisfies (with all the others).
+// vector satisfies (each predicate may hold for another frame: the
+// capabilities of an initialize reply, the tools of a list).
 func (p *plan) unmet(v *suite.Vector) string {
-	if len(v.Requires) == 0 {
-		return ""
-	}
-	m, err := envelope.CompileMatch(v.Requires)
-	if err != nil {
-		return err.Error() // the loader compiled it: not reached
-	}
-	for _, f := range p.preflightFrames {
-		if m.Holds(f) {
-			return ""
+	for _, pred := range v.Requires {
+		m, err := envelope.CompileMatch([]envelope.Predicate{pred})
+		if err != nil {
+			return err.Error() // the loader compiled it: not reached
 		}
+		held := false
+		for _, f := range p.preflightFrames {
+			if m.Holds(f) {
+				held = true
+				break
+			}
+		}
+		if held {
+			continue
+		}
+		if len(p.preflightFrames) == 0 {
+			return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
+		}
+		return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(nil))
 	}
-	if len(p.preflightFrames) == 0 {
-		return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
-	}
-	return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(p.preflightFrames[0]))
+	return ""
 }
 
 // golden returns the vector's golden summary and where it comes from: its

@@ -80,8 +80,9 @@ type Vector struct {
 	// PassOver and Tolerate add to the version's frame rules.
 	PassOver []envelope.RuleSpec `json:"passOver,omitempty"`
 	Tolerate []envelope.RuleSpec `json:"tolerate,omitempty"`
-	// Requires are predicates some frame the IUT wrote in the version's
-	// preflight vector must satisfy for this vector to apply.
+	// Requires are predicates each of which some frame the IUT wrote in
+	// the version's preflight vector must satisfy (not necessarily the same
+	// frame) for this vector to apply.
 	Requires []envelope.Predicate `json:"requires,omitempty"`
 	// Args are appended to the IUT's command, Env added to its
 	// environment (both may use ${suite:PATH} and ${work}); Files are
@@ -136,11 +137,15 @@ func (it SendItem) AwaitKey() (string, bool) {
 
 // Binding takes the value at Path (a JSON Pointer) of the IUT's reply to
 // the request with id Reply and sets it at At (a JSON Pointer) in the
-// frame it belongs to.
+// frame it belongs to. Where the reply has no value there, the frame gets
+// null, or with WhenPresent is not written at all (and a reply to it is
+// not expected): a pagination loop that follows a cursor only when there
+// is one.
 type Binding struct {
-	At    string `json:"at"`
-	Reply any    `json:"reply"`
-	Path  string `json:"path"`
+	At          string `json:"at"`
+	Reply       any    `json:"reply"`
+	Path        string `json:"path"`
+	WhenPresent bool   `json:"whenPresent,omitempty"`
 }
 
 // PeerRule is one rule of a vector's scripted peer: a request the IUT
