@@ -162,12 +162,10 @@ type Config struct {
 	// which conform record writes beside each summary so drift sees a
 	// member added inside a normalized object.
 	Shapes bool
-	// Spawn, when set, selects spawned mode: the IUT is a host that starts
-	// the agent itself, and Spawn is the argv prefix of the agent double
-	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as
-	// claude, first on its PATH, and by its path in CONFORM_AGENT; see
-	// [Plan] and docs/double.md.
-	Spawn []string
+	// Spawn, when not nil, selects spawned mode: the IUT starts its peer
+	// itself, and the runner hands it a double of that peer that plays the
+	// vector (see [Spawn], [Plan] and docs/double.md).
+	Spawn *Spawn
 	// NoFailFast runs every vector even when the IUT is dead or silent on
 	// the first vectors (see [Report.Preflight]); by default the run stops
 	// there with a verdict that names the cause.
@@ -319,6 +317,9 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	if cfg.frameBudget() <= 0 {
 		return nil, kiterr.New(kiterr.Usage, "the per-vector budget of %d bytes leaves no room for frames: it must exceed the stderr tail (%d bytes) plus %d bytes for findings", cfg.MaxVectorBytes, cfg.StderrMax, findingsReserve)
+	}
+	if sp := cfg.Spawn; sp != nil && (len(sp.Argv) == 0 || sp.Name == "" || strings.ContainsAny(sp.Name, `/\`) || sp.Name == "." || sp.Name == "..") {
+		return nil, kiterr.New(kiterr.Usage, "spawned mode needs the double's argv and a plain command name for its wrapper (got argv %q, name %q)", sp.Argv, sp.Name)
 	}
 	s := cfg.Suite
 	ver, err := s.Version(cfg.Version)

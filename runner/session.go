@@ -210,7 +210,7 @@ func (s *session) prepare() (argv, env []string, err error) {
 		if s.sp, err = p.writeSpawn(s.home, v, s.l); err != nil {
 			return nil, nil, err
 		}
-		env = s.sp.environ(env)
+		env = s.sp.environ(env, p.cfg.Spawn)
 	}
 	return argv, env, nil
 }
@@ -485,7 +485,7 @@ func (s *session) judge() {
 	endedByItself := s.exited && ex.Stopped == ""
 	switch {
 	case s.spawned:
-		s.sp.judge(o, ex, s.timedOut, pending, p.cfg.Timeout)
+		s.sp.judge(o, p.cfg.Spawn, ex, s.timedOut, pending, p.cfg.Timeout)
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
 	case s.mustExit && s.timedOut:
