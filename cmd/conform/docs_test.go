@@ -34,9 +34,10 @@ import (
 //     README \"Verdicts\" in a Go string) names a heading of that page, or
 //     the start of one ("Bounds" for "Bounds (flags of `conform run`)").
 //     A bare README is the nearest README.md above the citing file (not the
-//     file itself): the top one for the kit's sources.
-//   - The index. README's "Documentation" section has one list line per
-//     page of docs/*.md, each led by a link to it, and no other lines.
+//     file itself): the top one for the kit's sources. A citation may be
+//     wrapped after the page's name.
+//   - The index. README's "Documentation" section has one list item per
+//     page of docs/*.md, each led by a link to it, and no other items.
 //   - Commands. Each line of a fenced sh, bash, shell or console block is
 //     split as a shell splits it (quotes, a trailing comment, a trailing
 //     backslash, the operators && || ; | & and parentheses; redirections
@@ -112,7 +113,7 @@ var externalTools = map[string]bool{
 	"cat": true, "diff": true, "ls": true, "rm": true, "mv": true, "jq": true, "xmllint": true,
 	"chmod": true, "test": true, "true": true, "printf": true, "sed": true, "head": true, "tail": true,
 	"sort": true, "wc": true, "python3": true, "node": true, "bash": true, "sh": true, "pip": true,
-	"sudo": true, "apt-get": true, "docker": true, "env": true, "time": true, "set": true,
+	"sudo": true, "apt-get": true, "docker": true, "env": true, "time": true, "set": true, "gofmt": true,
 }
 
 func newDocRepo(t *testing.T, root string) *docRepo {
@@ -333,14 +334,14 @@ func TestDocCheckers(t *testing.T) {
 	links := r.checkLinks(bad, &n)
 	cmds, _ := r.checkCommands(t, bad)
 	uses := checkActionUses(bad, actionSpec(t, root))
-	cites := r.checkCitations("runner/x.go", `// README "No such section" and docs/running.md "Bounds" and docs/nothing.md "X"`, &n)
+	cites := r.checkCitations("runner/x.go", "// README \"No such section\" and docs/running.md \"Bounds\" and docs/nothing.md \"X\"\n// and docs/running.md\n// \"Wrapped and gone\"", &n)
 	index := checkIndex("# x\n\n## Documentation\n\n- [a](docs/a.md): a\n- [c](docs/c.md): c\n- no link here\n", []string{"docs/a.md", "docs/b.md"})
 	want := map[string][]string{
 		"links": {"nothing-here.md", "#no-such-heading", "#twice-2"},
 		"commands": {"--no-such-flag", `"nosuch"`, "banana", "--version 2 after", "version takes no", "scripts/no-such.sh",
 			"impl/claude-kode", "./no/such/...", "TestNothingLikeThis", `"frobnicate"`},
 		"uses":      {"no-such-input", "output nothing"},
-		"citations": {`"No such section"`, "docs/nothing.md"},
+		"citations": {`"No such section"`, "docs/nothing.md", `"Wrapped and gone"`},
 		"index":     {"docs/b.md", "docs/c.md", "no link here"},
 	}
 	got := map[string][]string{"links": links, "commands": cmds, "uses": uses, "citations": cites, "index": index}
@@ -599,9 +600,20 @@ var citation = regexp.MustCompile(`(?:^|[\s(\[{;,])((?:[\w.-]+/)*(?:README|[\w.-
 // rel) that names no heading; n counts those checked.
 func (r *docRepo) checkCitations(rel, text string, n *int) []string {
 	var probs []string
-	for i, line := range strings.Split(text, "\n") {
-		for _, m := range citation.FindAllStringSubmatch(line, -1) {
-			page, section := m[1], m[2]
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		// A citation may be wrapped after the page's name: the next line,
+		// without its comment marks, continues this one. Only matches that
+		// start on this line are this line's.
+		joined := line
+		if i+1 < len(lines) {
+			joined += " " + strings.TrimLeft(lines[i+1], " \t/#*")
+		}
+		for _, at := range citation.FindAllStringSubmatchIndex(joined, -1) {
+			if at[0] >= len(line) {
+				continue
+			}
+			page, section := joined[at[2]:at[3]], joined[at[4]:at[5]]
 			target := r.citedPage(rel, page)
 			*n++
 			where := fmt.Sprintf("%s:%d: %s %q", rel, i+1, page, section)
@@ -677,9 +689,9 @@ var numbered = regexp.MustCompile(`^[0-9]+\. `)
 
 // ---- the index
 
-// checkIndex: the "Documentation" section of readme has one list line per
-// page, led by a link to it, and every list line there leads with a link
-// to one of pages.
+// checkIndex: the "Documentation" section of readme has one list item per
+// page, led by a link to it, and every list item there leads with a link
+// to one of pages (prose around the list is free).
 func checkIndex(readme string, pages []string) []string {
 	var probs []string
 	_, prose := mdSplit(readme)
@@ -691,6 +703,7 @@ func checkIndex(readme string, pages []string) []string {
 	in, found := false, false
 	listed := map[string]int{}
 	leading := regexp.MustCompile(`^\s*[-*]\s+\[[^\]]*\]\(([^)#\s]+)\)`)
+	listItem := regexp.MustCompile(`^\s*[-*]\s`)
 	for _, ln := range lines {
 		line := prose[ln]
 		if m := mdHeading.FindStringSubmatch(line); m != nil {
@@ -698,8 +711,8 @@ func checkIndex(readme string, pages []string) []string {
 			found = found || in
 			continue
 		}
-		if !in || strings.TrimSpace(line) == "" {
-			continue
+		if !in || !listItem.MatchString(line) {
+			continue // prose around the list
 		}
 		m := leading.FindStringSubmatch(line)
 		if m == nil {
