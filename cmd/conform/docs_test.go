@@ -299,6 +299,47 @@ func TestDocCommands(t *testing.T) {
 	}
 }
 
+// TestReadmeStartsWithTwoCommands: the README's first block is the two
+// commands for a fresh machine, the main job (go run ./cmd/conform run)
+// and the tests, and CI runs that test command as written (a line of a
+// .ci/stages script), so the README and CI cannot drift apart.
+func TestReadmeStartsWithTwoCommands(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := mdSplit(string(readme))
+	if len(blocks) == 0 || !isShellBlock(blocks[0]) {
+		t.Fatal("README.md: the first fenced block is not a shell block")
+	}
+	cmds, _ := blockCommands(blocks[0])
+	if len(cmds) != 2 {
+		t.Fatalf("README.md: the first block has %d commands, want 2 (the main job, the tests)", len(cmds))
+	}
+	if got := strings.Join(cmds[0], " "); !strings.HasPrefix(got, "go run ./cmd/conform run") {
+		t.Errorf("README.md: the first command is %q, want the main job, go run ./cmd/conform run", got)
+	}
+	test := strings.Join(cmds[1], " ")
+	stages, err := filepath.Glob(filepath.Join(root, ".ci", "stages", "*.sh"))
+	if err != nil || len(stages) == 0 {
+		t.Fatalf("no CI stages: %v", err)
+	}
+	for _, s := range stages {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(l) == test {
+				return
+			}
+		}
+	}
+	t.Errorf("README.md's test command %q is no line of a .ci/stages script: CI does not run what the README says", test)
+}
+
 // TestDocCheckers: each check above reports what it must, on a page made
 // broken on purpose (so that the tests above can fail).
 func TestDocCheckers(t *testing.T) {
