@@ -460,7 +460,8 @@ func mdSplit(text string) (blocks []mdBlock, prose map[int]string) {
 	return blocks, prose
 }
 
-// stripCode removes the code spans of a prose line (`x`, ``x``, ...).
+// stripCode removes the code spans of a prose line: text between two runs
+// of backticks of the same length.
 func stripCode(line string) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
