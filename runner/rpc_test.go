@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/runner"
 )
@@ -316,5 +317,59 @@ func TestRPCNothingComparedIsNotExactParity(t *testing.T) {
 	}
 	if c := rep.Summary; c.ParityEmpty != 1 || c.ParityExact != 1 {
 		t.Errorf("parity exact %d, empty %d; want 1 and 1", c.ParityExact, c.ParityEmpty)
+	}
+}
+
+// TestRPCParityCountsComparedRows: the gate's count of required and
+// recommended rows holds only the rows some implementation ran. A row every
+// implementation SKIPPED compares nothing: it is Uncompared, and does not
+// fail the gate; a row that one implementation ran and another skipped is
+// compared (and disagrees).
+func TestRPCParityCountsComparedRows(t *testing.T) {
+	t.Parallel()
+	s := rpcSuite(t)
+	type counts struct {
+		Passed                             bool
+		Gated, Disagree, Uncompared        int
+		RowUncompared, RowAgree, RowFailed bool
+	}
+	for _, tc := range []struct {
+		name  string
+		other string
+		want  counts
+		line  string
+	}{
+		{"skipped by all", "rpc-no-extra", counts{Passed: true, Gated: 1, Uncompared: 1, RowUncompared: true, RowAgree: true},
+			"PARITY: 2 implementations wrote the golden bytes on all 1 required and recommended vectors; 1 more skipped or not run by every implementation (nothing compared)"},
+		{"skipped by one", "rpc-good", counts{Gated: 2, Disagree: 1, RowFailed: true},
+			"NO PARITY: on 1 of 2 required and recommended vectors the implementations do not all write the golden bytes (rows with more than one group above)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base := rpcConfig(t, s, "rpc-no-extra")
+			base.Filters = []string{"echo", "requires-extra"}
+			other := rpcConfig(t, s, tc.other)
+			pr, err := runner.Parity(context.Background(), base, []runner.Target{{Name: "a", Config: base}, {Name: "b", Config: other}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := counts{Passed: pr.Passed, Gated: pr.Gated, Disagree: pr.Disagree, Uncompared: pr.Uncompared}
+			for _, v := range pr.Vectors {
+				if v.ID == "requires-extra" {
+					got.RowUncompared, got.RowAgree, got.RowFailed = v.Uncompared, v.Agree, v.Failed
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("parity counts (-want +got):\n%s", diff)
+			}
+			var b strings.Builder
+			if err := report.ParityText(&b, pr); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if last := lines[len(lines)-1]; last != tc.line {
+				t.Errorf("gate line\n got %q\nwant %q", last, tc.line)
+			}
+		})
 	}
 }

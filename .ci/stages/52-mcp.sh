@@ -68,13 +68,18 @@ done
 echo "== parity gate across the six SDK servers"
 # The vectors on which the SDKs must agree byte for byte (docs/mcp.md
 # "Parity"): the others differ where a server deviates (its expected
-# failures) or adds members the specification lets it add.
-parity_vectors=(cancel-after-response cancel-malformed-ignored cancel-unknown-request completion-unknown-prompt
+# failures) or adds members the specification lets it add. The
+# server-request-* vectors are not here: every SDK server runs them (roots,
+# sample, elicit), and no one of them is byte-identical across the six:
+# rmcp 3.11.0 writes params._meta.progressToken on each request it sends,
+# mcp 2.3.0's ctx.elicit adds the model's title to requestedSchema, and all
+# six send roots/list to a client without the roots capability, each in its
+# own way (server-request-needs-capability, an expected failure everywhere).
+parity_vectors=(cancel-after-response cancel-malformed-ignored cancel-unknown-request
   id-empty-string id-max-safe-integer id-negative id-string-and-number id-string-unicode id-zero
   jsonrpc-method-not-found jsonrpc-unknown-notification-ignored lifecycle-shutdown-exit lifecycle-version-previous
   lifecycle-version-unknown lifecycle-version-unknown-latest ping ping-with-meta progress-integer-token
-  progress-none-without-token progress-notifications server-request-elicitation server-request-error-answer
-  server-request-needs-capability server-request-roots server-request-sampling tools-call-add tools-call-echo
+  progress-none-without-token progress-notifications tools-call-add tools-call-echo
   tools-call-echo-unicode tools-call-invalid-arguments tools-call-is-error tools-call-missing-argument)
 args=()
 for v in "${parity_vectors[@]}"; do args+=(--filter "$v"); done
