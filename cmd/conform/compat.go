@@ -83,6 +83,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
 	} else {
 		memLimit = -1
+		defer tuneCompatGC()()
 	}
 	var policy compat.Policy
 	for _, pf := range []struct {
@@ -298,4 +299,24 @@ func compatErrorExit(err error) int {
 		return exitBroken
 	}
 	return exitUsage
+}
+
+// tuneCompatGC trades memory for CPU in compat when no --memory bound is
+// given and the caller set neither GOGC nor GOMEMLIMIT: the heap may grow
+// to 5x its live size (GOGC=400) under a soft limit of 256 MiB, above
+// which the collector works as hard as it must to stay there. The prover
+// and the witness search allocate short-lived conjunctions and candidate
+// values: at GOGC=100 the collector took a quarter to a third of the CPU
+// of the large pairs of bench/compat-large (bench/README.md). The returned
+// function restores both settings.
+func tuneCompatGC() (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	percent := debug.SetGCPercent(400)
+	limit := debug.SetMemoryLimit(256 << 20)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }

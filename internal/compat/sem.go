@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,6 +119,8 @@ type engine struct {
 	// validMemo remembers each validation of an instance against a
 	// location of one of the two documents (engine.validAs)
 	validMemo map[validKey]validResult
+	// expandMemo remembers expandN's alternatives per conjunction
+	expandMemo map[string]expansion
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -127,7 +130,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, validMemo: map[validKey]validResult{}}
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, validMemo: map[validKey]validResult{}, expandMemo: map[string]expansion{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap
@@ -521,6 +524,62 @@ func (e *engine) expand(in conj) (out []conj, ok bool) { return e.expandN(in, 0)
 // expandN is expand that stops, with ok, once it has first alternatives
 // (0: all, up to maxAlternatives).
 func (e *engine) expandN(in conj, first int) (out []conj, ok bool) {
+	k := strconv.Itoa(first) + "#" + in.orderedKey()
+	if x, ok := e.expandMemo[k]; ok {
+		return x.alts, x.ok
+	}
+	out, ok = e.expandUncached(in, first)
+	if e.err == nil {
+		// clipped, so that a caller's append never writes into a shared array
+		for i := range out {
+			out[i].atoms, out[i].neg = slices.Clip(out[i].atoms), slices.Clip(out[i].neg)
+		}
+		out = slices.Clip(out)
+		e.expandMemo[k] = expansion{alts: out, ok: ok}
+	}
+	return out, ok
+}
+
+// expansion is a remembered result of expandN.
+type expansion struct {
+	alts []conj
+	ok   bool
+}
+
+// orderedKey names a conjunction with its atoms and negations in their
+// order (unlike key, which sorts them): expandN's alternatives follow
+// that order, so only conjunctions with the same orderedKey share them.
+func (a conj) orderedKey() string {
+	var b strings.Builder
+	put := func(tag byte, s sref) { // length-prefixed: a key may hold any character
+		k := s.key()
+		b.WriteByte(tag)
+		b.WriteString(strconv.Itoa(len(k)))
+		b.WriteByte(':')
+		b.WriteString(k)
+	}
+	for _, s := range a.atoms {
+		put('a', s)
+	}
+	for _, s := range a.neg {
+		put('n', s)
+	}
+	for _, d := range a.disj {
+		b.WriteString("?" + d.kind + ";")
+		for _, x := range d.alts {
+			b.WriteByte('|')
+			for _, p := range x.pos {
+				put('+', p)
+			}
+			for _, p := range x.neg {
+				put('-', p)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *engine) expandUncached(in conj, first int) (out []conj, ok bool) {
 	stack := []conj{in}
 	for len(stack) > 0 {
 		if first > 0 && len(out) >= first {
