@@ -48,15 +48,20 @@ class Stdin:
 
     def __init__(self) -> None:
         self._transport: asyncio.ReadTransport | None = None
+        self._closed = False
 
     async def lines(self) -> AsyncIterator[str]:
         reader = asyncio.StreamReader(limit=64 << 20)
         loop = asyncio.get_running_loop()
         self._transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while line := await reader.readline():
+        while (line := await reader.readline()) and not self._closed:
             yield line.decode("utf-8", errors="replace")
 
     def close(self) -> None:
+        # Lines read but not yet handed on are dropped: the session that
+        # would take them is over (stdio_server's reader would otherwise
+        # hand one to a closed stream, mcp/server/stdio.py:184-196).
+        self._closed = True
         if self._transport is not None:
             self._transport.close()
 
