@@ -131,7 +131,7 @@ type Config struct {
 	// what is left (work.go). A line or frame that does not fit ends the
 	// vector: VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is
 	// stopped. One vector so holds at most 2 x MaxVectorBytes + 16 MiB +
-	// 3 x MaxLine (README "Bounds").
+	// 3 x MaxLine (docs/running.md "Bounds").
 	// What the result reports is bounded apart from it (MaxExcerptBytes,
 	// MaxDifferences, MaxValueBytes). The budget must leave room for
 	// frames (USAGE otherwise).
@@ -179,7 +179,7 @@ type Config struct {
 	// and only as root), with its HOME and working directory given to that
 	// user: the IUT can then neither read this process's environment or
 	// memory nor write what only this process's user may (such as the
-	// report). See README "Environment hygiene and untrusted IUTs".
+	// report). See docs/containment.md "Environment hygiene and untrusted IUTs".
 	Isolate *Isolation
 
 	// MaxProcs is the most processes and threads one IUT may have at once
@@ -187,7 +187,7 @@ type Config struct {
 	// system offers a pids controller, a count every 50 ms otherwise; an
 	// IUT that reaches it is killed (PROCESS_LIMIT). Where conform itself
 	// runs under a pids limit, each IUT gets at most an even share of what
-	// it leaves (README "Containment").
+	// it leaves (docs/containment.md "Containment").
 	MaxProcs int
 	// MaxMemory, when positive, is the most bytes of memory one IUT may
 	// use (a memory cgroup limit; MEMORY_LIMIT when the kernel kills a

@@ -179,7 +179,7 @@ func (s *session) prepare() (argv, env []string, err error) {
 	env = p.iutEnv(s.home)
 	// The suite version and role under test: an IUT that speaks several
 	// versions may use them to choose how to read frames that carry no
-	// version. See README "The IUT contract".
+	// version. See docs/running.md "The steps of a run".
 	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version), "CONFORM_ROLE="+v.Role)
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)

@@ -3,8 +3,8 @@
 # docs/matrix.md and docs/matrix.html (the overview), docs/matrix/NAME.md and
 # NAME.html (a page per implementation: its failures grouped by cause),
 # docs/matrix/NAME*.svg (its badges), and the generated results block of each
-# profile's README.md (conform matrix --pages --readmes; README "Certification
-# matrix"). The CLI's page shows its releases from the timeline's recordings
+# profile's README.md (conform matrix --pages --readmes; docs/certification.md
+# "Certification matrix"). The CLI's page shows its releases from the timeline's recordings
 # (--trend). The same results give the same bytes: no dates, durations or
 # stderr; rows sorted by vector id; columns in the order of the list below.
 #

@@ -247,7 +247,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
-	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; README \"Containment\"); more is PROCESS_LIMIT")
+	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; docs/containment.md \"Containment\"); more is PROCESS_LIMIT")
 	var maxMemory byteSize
 	fl.Var(&maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
@@ -577,7 +577,7 @@ func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
 // resolveArgs makes the relative paths among the IUT arguments after the
 // program absolute against the caller's working directory, since the IUT
 // runs in a fresh empty one (the runner does the same for the program
-// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (README
+// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (docs/running.md
 // "How a run works"): an argument that names an existing file relative to
 // here, or that is ".", "..", or starts with "./" or "../" and names an
 // existing file or directory, is made absolute, with a note on stderr. An
