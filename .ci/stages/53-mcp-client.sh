@@ -15,12 +15,13 @@ impl/mcp-client-python/install.sh
 mkdir -p "$CI_TMP/reports" # JSON reports for the matrix stage (scripts/matrix.sh names)
 
 # expect VERDICT NAME [FLAGS...]: certify impl/NAME (its profile names the
-# suite and the client role) and require VERDICT.
+# suite) and require VERDICT. The flags are those of scripts/matrix.sh --suite
+# mcp, so stage 85 builds the MCP matrix from these reports.
 expect() {
   local want=$1 name=$2 out="$CI_TMP/reports/$2.client-v1.json" status=0
   shift 2
-  echo "+ conform run --profile impl/$name -j 2 $*"
-  "$conform" run --profile "impl/$name" -j 2 "$@" --json-out "$out" > "$CI_TMP/$name.txt" || status=$?
+  echo "+ conform run --role client --version 1 -j 2 --profile impl/$name $*"
+  "$conform" run --role client --version 1 -j 2 --profile "impl/$name" "$@" --json-out "$out" > "$CI_TMP/$name.txt" || status=$?
   tail -1 "$CI_TMP/$name.txt"
   local got
   got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$out")
