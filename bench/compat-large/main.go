@@ -14,7 +14,9 @@
 // written K times (default 3), so that each process measures it K times.
 //
 // --report reads every DIR/conform.*.jsonl and DIR/jsoncompat.*.jsonl (one
-// per round; run.sh interleaves the two tools' rounds) and prints, per
+// per round; run.sh interleaves the two tools' rounds), and
+// DIR/before.*.jsonl when present (an older conform build run in the same
+// rounds, run.sh's BEFORE), and prints, per
 // pair and direction, the minimum CPU time of each tool over every
 // measurement, their ratio, the number of measurements, and each tool's
 // verdict (which must be the same in every measurement; a change is an
@@ -263,9 +265,17 @@ func printReport(w io.Writer, dir string) error {
 	if nc == 0 || np == 0 {
 		return fmt.Errorf("%s: no conform.*.jsonl or jsoncompat.*.jsonl", dir)
 	}
-	fmt.Fprintf(w, "CPU ms per comparison, minimum over every measurement (%d conform rounds, %d jsoncompat rounds, interleaved)\n\n", nc, np)
-	fmt.Fprintln(w, "| pair | direction | jsoncompat ms | conform ms | conform / jsoncompat | measurements (conform, jsoncompat) | conform verdict | jsoncompat verdict |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	before, nb, err := readResults(dir, "before.*.jsonl", conformLine)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "CPU ms per comparison, minimum over every measurement (%d conform rounds, %d jsoncompat rounds, %d before rounds, interleaved)\n\n", nc, np, nb)
+	head, rule := "", ""
+	if nb > 0 {
+		head, rule = " before ms | before / jsoncompat |", "---|---|"
+	}
+	fmt.Fprintf(w, "| pair | direction | jsoncompat ms |%s conform ms | conform / jsoncompat | measurements (conform, jsoncompat) | conform verdict | jsoncompat verdict |\n", head)
+	fmt.Fprintf(w, "|---|---|---|%s---|---|---|---|---|\n", rule)
 	var bad []string
 	for _, p := range pairs {
 		for _, d := range directions {
@@ -279,11 +289,27 @@ func printReport(w io.Writer, dir string) error {
 					bad = append(bad, k+": "+t.err)
 				}
 			}
-			ratio := "-"
-			if j.n > 0 && o.n > 0 && j.min > 0 {
-				ratio = fmt.Sprintf("%.2f", o.min/j.min)
+			ratio := func(t *times) string {
+				if j.n > 0 && t.n > 0 && j.min > 0 {
+					return fmt.Sprintf("%.2f", t.min/j.min)
+				}
+				return "-"
 			}
-			fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %s | %d, %d | %s | %s |\n", p.name, d, j.min, o.min, ratio, o.n, j.n, o.verdict, j.verdict)
+			cols := ""
+			if nb > 0 {
+				b := before[k]
+				if b == nil {
+					return fmt.Errorf("no before measurement of %s", k)
+				}
+				if b.err != "" {
+					bad = append(bad, k+" (before): "+b.err)
+				}
+				if b.verdict != o.verdict {
+					bad = append(bad, fmt.Sprintf("%s: before %s, conform %s", k, b.verdict, o.verdict))
+				}
+				cols = fmt.Sprintf(" %.1f | %s |", b.min, ratio(b))
+			}
+			fmt.Fprintf(w, "| %s | %s | %.1f |%s %.1f | %s | %d, %d | %s | %s |\n", p.name, d, j.min, cols, o.min, ratio(o), o.n, j.n, o.verdict, j.verdict)
 		}
 	}
 	if len(bad) > 0 {

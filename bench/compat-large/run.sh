@@ -4,6 +4,7 @@
 # pairs), per pair and direction, printed as a table of ratios.
 #
 #   bench/compat-large/run.sh [ROUNDS]     # default 5 rounds
+#   BEFORE=/path/to/older/conform bench/compat-large/run.sh   # also an older build, in the same rounds
 #
 # Each round runs one `conform compat --pairs` process and then one
 # peers.py jsoncompat process over the same documents (every pair and
@@ -30,6 +31,14 @@ for r in $(seq "$ROUNDS"); do
   if [ "$rc" -gt 1 ]; then
     echo "compat-large: conform compat --pairs exited $rc" >&2
     exit 2
+  fi
+  if [ -n "${BEFORE:-}" ]; then
+    rc=0
+    "$BEFORE" compat --pairs "$WORK/pairs.jsonl" >"$WORK/before.$r.jsonl" || rc=$?
+    if [ "$rc" -gt 1 ]; then
+      echo "compat-large: $BEFORE compat --pairs exited $rc" >&2
+      exit 2
+    fi
   fi
   "$CACHE/venv-jsoncompat/bin/python" bench/compat-corpus/peers.py jsoncompat "$WORK/cases.jsonl" "$WORK/jsoncompat.$r.jsonl"
 done
