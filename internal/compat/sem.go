@@ -919,6 +919,20 @@ func (e *engine) acceptsAll(a conj, v any) bool {
 // s cannot be compiled.
 func (e *engine) valid(s sref, v any) (ok, known bool) { return e.validAs(s, v, false) }
 
+// validatable reports whether valid can decide instances of s at all:
+// what makes validAs answer "unknown" (a pure view, a document without a
+// validator, a location that does not compile) does not depend on the
+// instance.
+func (e *engine) validatable(s sref) bool {
+	switch {
+	case s.d == nil:
+		return true
+	case s.view != "" || s.d.std == nil:
+		return false
+	}
+	return s.d.std.Compiles(s.d.tr.origPointer(s.loc)) == nil
+}
+
 // validAs: forFilter accepts a pure view (validated as its whole node: a
 // conjunction holding the view lies inside the node, so a value the node
 // rejects is not in it).

@@ -165,6 +165,13 @@ func (s *Standalone) Valid(ptr string, v any) (bool, error) {
 	return sch.s.Validate(v) == nil, nil
 }
 
+// Compiles returns the error [Standalone.Valid] would return for every
+// instance at JSON Pointer ptr: nil when the location compiles.
+func (s *Standalone) Compiles(ptr string) error {
+	_, err := s.compile(ptr)
+	return err
+}
+
 // refuseLoader loads nothing: every $ref must resolve inside the document.
 type refuseLoader struct{}
 
