@@ -2,8 +2,6 @@ package compat
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"math/big"
 	"regexp"
@@ -116,9 +114,6 @@ type engine struct {
 	polls    int
 	sample   []metrics.Sample
 	sepMemo  map[string][]any // separating candidates per schema pair
-	// validMemo remembers each validation of an instance against a
-	// location of one of the two documents (engine.validAs)
-	validMemo map[validKey]validResult
 	// expandMemo remembers expandN's alternatives per conjunction
 	expandMemo map[string]expansion
 }
@@ -130,7 +125,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, validMemo: map[validKey]validResult{}, expandMemo: map[string]expansion{}}
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap
@@ -947,77 +942,11 @@ func (e *engine) validAs(s sref, v any, forFilter bool) (ok, known bool) {
 		return false, false
 	}
 	ptr := s.d.tr.origPointer(s.loc)
-	k := validKey{d: s.d, ptr: ptr, v: exactText(v)}
-	if r, ok := e.validMemo[k]; ok {
-		return r.ok, r.known
-	}
 	ok, err := s.d.std.Valid(ptr, v)
-	r := validResult{ok: ok && err == nil, known: err == nil}
-	e.validMemo[k] = r
-	return r.ok, r.known
-}
-
-// validKey names one validation of a comparison: the document, the JSON
-// Pointer into it as written, and the instance's [exactText].
-type validKey struct {
-	d      *doc
-	ptr, v string
-}
-
-type validResult struct{ ok, known bool }
-
-// exactText is a text of an instance value (as decoded by canon.Parse, or
-// built by the generator from such values) that two values share only
-// when they are the same value of the same Go type: the key under which a
-// validation is remembered. Unlike [jsonText] it folds no two numbers
-// together (json.Number keeps its literal; "1.0" is not "1"), so the
-// validator's answer for one value is its answer for every value with the
-// same key.
-func exactText(v any) string {
-	var b strings.Builder
-	appendExact(&b, v)
-	return b.String()
-}
-
-func appendExact(b *strings.Builder, v any) {
-	switch v := v.(type) {
-	case nil:
-		b.WriteByte('n')
-	case bool:
-		if v {
-			b.WriteByte('t')
-		} else {
-			b.WriteByte('f')
-		}
-	case json.Number:
-		b.WriteByte('#')
-		b.WriteString(string(v))
-		b.WriteByte(';')
-	case float64:
-		b.WriteByte('d')
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		b.WriteByte(';')
-	case string:
-		b.WriteString(strconv.Quote(v))
-	case []any:
-		b.WriteByte('[')
-		for _, x := range v {
-			appendExact(b, x)
-			b.WriteByte(',')
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		b.WriteByte('{')
-		for _, k := range sortedKeys(v) {
-			b.WriteString(strconv.Quote(k))
-			b.WriteByte(':')
-			appendExact(b, v[k])
-			b.WriteByte(',')
-		}
-		b.WriteByte('}')
-	default:
-		fmt.Fprintf(b, "?%T:%v;", v, v)
+	if err != nil {
+		return false, false
 	}
+	return ok, true
 }
 
 // validSynthetic evaluates the synthetic schemas the prover makes:
