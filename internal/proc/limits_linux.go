@@ -252,10 +252,15 @@ type limiter struct {
 }
 
 // newLimiter sets up the limits of an IUT contained by c (its cgroup v2
-// already chosen, not yet started). Errors: a memory bound where no memory
-// controller exists, or a limit that cannot be written.
-func newLimiter(c *control, l Limits) (*limiter, error) {
+// already chosen, not yet started). noCgroup (Config.NoCgroup) keeps it out
+// of cgroups v1 too: its processes are then held by the watch. Errors: a
+// memory bound where no memory controller exists, or a limit that cannot
+// be written.
+func newLimiter(c *control, l Limits, noCgroup bool) (*limiter, error) {
 	ctl := c.pool.limitCtl()
+	if noCgroup {
+		ctl.pidsV1, ctl.memV1 = nil, nil
+	}
 	lim := &limiter{procs: l.Procs, memory: l.Memory, done: make(chan struct{})}
 	if lim.procs <= 0 {
 		lim.procs = DefaultProcs

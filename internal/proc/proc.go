@@ -68,9 +68,11 @@ type Config struct {
 	// running at the same time when no cgroup holds them. Give each IUT
 	// that runs at the same time a different token.
 	Token string
-	// NoCgroup keeps the IUT out of a cgroup of its own on Linux (the
-	// process group, parent-death signal and orphan sweep remain); other
-	// systems ignore it. For tests of that fallback.
+	// NoCgroup keeps the IUT out of cgroups of its own on Linux, v2 and v1
+	// alike (the process group, parent-death signal and orphan sweep
+	// remain, and the process watch holds Limits.Procs; a Limits.Memory
+	// cannot be held); other systems ignore it. For tests of that
+	// fallback.
 	NoCgroup bool
 	// Isolate, when not nil, runs the IUT as another user (Linux only, and
 	// only when the caller may switch users, i.e. root). Start fails on

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -173,5 +174,74 @@ func TestPoolHandsOnOnlyCleanCgroups(t *testing.T) {
 				t.Errorf("pooled cgroup %s still exists after Close: %v", second.dir, err)
 			}
 		})
+	}
+}
+
+// Where no cgroup v2 holds the IUT but a cgroup v1 made for its process
+// limit does, that cgroup holds what the IUT forks, whatever it does with
+// sessions and its environment: a re-parented process that cleared its
+// environment is still counted as this IUT's (attributed) and killed, and
+// one killed with the main process is no leftover. The pool is told that
+// no cgroup v2 can be made, so the v1 pids hierarchy (where one is mounted
+// and writable) is all that holds the IUT. Not parallel: the sweep of
+// another test's IUT would (rightly) kill an unattributable escapee.
+func TestEscapeHeldByCgroupV1(t *testing.T) {
+	if !IsSubreaper() {
+		t.Skip("no child subreaper here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPool()
+	pl.once.Do(func() { pl.err = errors.New("no cgroup v2, for this test") })
+	pool := &Pool{p: pl}
+	defer pool.Close()
+	if pl.limitCtl().pidsV1 == nil {
+		t.Skip("no writable cgroup v1 pids hierarchy here")
+	}
+	for _, tc := range []struct {
+		behaviour string
+		grace     time.Duration
+		want      Leftovers
+	}{
+		{"escape", 20 * time.Millisecond, Leftovers{Count: 1}},
+		{"escapehold", 10 * time.Millisecond, Leftovers{}},
+	} {
+		for round := range 10 {
+			p, err := Start(t.Context(), Config{Argv: []string{exe}, Env: []string{"PROC_TEST_CHILD=" + tc.behaviour}, Pool: pool}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln := <-p.Lines()
+			pid, err := strconv.Atoi(strings.TrimPrefix(string(ln.Data), "escapee "))
+			if err != nil {
+				p.Stop(time.Second, time.Second)
+				t.Fatalf("first line %q, want escapee <pid>", ln.Data)
+			}
+			if p.ctl.cg != nil || len(p.ctl.v1()) == 0 {
+				p.Stop(time.Second, time.Second)
+				t.Fatalf("the IUT has cgroup v2 %v and cgroups v1 %v, want only v1", p.ctl.cg, p.ctl.v1())
+			}
+			if !slices.Contains(p.ctl.v1Members(), pid) {
+				t.Errorf("%s round %d: escapee %d not in the IUT's cgroup v1 %v", tc.behaviour, round, pid, p.ctl.v1Members())
+			}
+			if tc.behaviour == "escape" {
+				// The main process ends by itself; the escapee outlives it.
+				select {
+				case <-p.Exited():
+				case <-time.After(20 * time.Second):
+					t.Fatal("the IUT did not exit")
+				}
+			}
+			p.Stop(tc.grace, time.Second)
+			if got := p.Leftovers(); got != tc.want {
+				t.Errorf("%s round %d: Leftovers = %+v, want %+v", tc.behaviour, round, got, tc.want)
+			}
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("%s round %d: escapee %d survived Stop (kill 0: %v)", tc.behaviour, round, pid, err)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	}
 }

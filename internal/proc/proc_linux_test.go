@@ -34,7 +34,13 @@ func cgroupOf(t *testing.T, pid int) string {
 // the process that escaped its group with an empty environment.
 func escapee(t *testing.T, cfg proc.Config, extraEnv ...string) (*proc.Proc, int) {
 	t.Helper()
-	p := start(t, cfg, "escape", extraEnv)
+	return escapeeOf(t, "escape", cfg, extraEnv...)
+}
+
+// escapeeOf is escapee for the behaviour "escape" or "escapehold".
+func escapeeOf(t *testing.T, behaviour string, cfg proc.Config, extraEnv ...string) (*proc.Proc, int) {
+	t.Helper()
+	p := start(t, cfg, behaviour, extraEnv)
 	ln, ok := nextLine(t, p)
 	rest, found := strings.CutPrefix(string(ln.Data), "escapee ")
 	pid, err := strconv.Atoi(rest)
@@ -102,6 +108,34 @@ func TestEscapeWithClearedEnvironment(t *testing.T) {
 				t.Errorf("escapee %d survived Stop", pid)
 			}
 		})
+	}
+}
+
+// TestKilledTogether: a process that left the IUT's process group but not
+// its cgroup, killed by Stop together with the main process, did not
+// outlive it: it is no leftover, even though the sweep may meet it while
+// the kernel is still ending it (its cgroup and environment already given
+// up). Several rounds, since that moment is short. Not parallel, as
+// TestEscapeWithClearedEnvironment.
+func TestKilledTogether(t *testing.T) {
+	if !proc.IsSubreaper() {
+		t.Skip("no child subreaper here")
+	}
+	for round := range 10 {
+		p, pid := escapeeOf(t, "escapehold", proc.Config{})
+		if cg := cgroupOf(t, pid); !strings.Contains(cg, "/conform-iut-") {
+			t.Skipf("no cgroup could be made here (the escapee is in %q)", cg)
+		}
+		got := stopWithin(t, p, 10*time.Millisecond, time.Second)
+		if got.Stopped != "SIGTERM" {
+			t.Errorf("round %d: Stop = %+v, want the main process ended by SIGTERM", round, got)
+		}
+		if l := p.Leftovers(); l != (proc.Leftovers{}) {
+			t.Errorf("round %d: Leftovers = %+v, want none", round, l)
+		}
+		if !gone(pid) {
+			t.Errorf("round %d: escapee %d survived Stop", round, pid)
+		}
 	}
 }
 
