@@ -248,6 +248,10 @@ type limiter struct {
 	reached atomic.Bool
 	oomKill int64
 	done    chan struct{}
+	// watched is closed when the watch goroutine has ended (nil: none
+	// was started); release waits for it before the IUT's containment
+	// is taken apart, which the watch reads.
+	watched chan struct{}
 	stop    sync.Once
 }
 
@@ -362,6 +366,15 @@ func (lim *limiter) leave() {
 	}
 }
 
+// startWatch starts the watch in a goroutine of its own.
+func (lim *limiter) startWatch(c *control) {
+	lim.watched = make(chan struct{})
+	go func() {
+		defer close(lim.watched)
+		lim.watch(c)
+	}()
+}
+
 // watch ends the IUT once it reached its process limit: a fork the pids
 // controller refused, or more processes than the limit by the count.
 func (lim *limiter) watch(c *control) {
@@ -426,6 +439,9 @@ func v1Procs(dir string) []int {
 func (lim *limiter) release(c *control) {
 	lim.stop.Do(func() {
 		close(lim.done)
+		if lim.watched != nil {
+			<-lim.watched
+		}
 		if lim.events != "" && counter(lim.events, "max") > lim.events0 {
 			// A fork refused after the watch's last look (the IUT may
 			// have given up and exited at once).

@@ -205,7 +205,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 					iuts.add(c, leader{pid: c.pid, token: c.token, v1: c.v1()})
 				}
 			}
-			go lim.watch(c)
+			lim.startWatch(c)
 			return cmd, c, nil
 		}
 		if c.hold != nil {
