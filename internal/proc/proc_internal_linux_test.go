@@ -245,3 +245,64 @@ func TestEscapeHeldByCgroupV1(t *testing.T) {
 		}
 	}
 }
+
+// A pooled pids cgroup v1 keeps the thread that forks its IUTs (a
+// resident): its pids.max is the IUT's limit plus that thread, the next
+// IUT gets the same cgroup and thread, and Close ends the thread and
+// removes the cgroup.
+func TestResidentThread(t *testing.T) {
+	t.Parallel()
+	pool := NewPool()
+	defer pool.Close()
+	if pool.Supports().Procs != "cgroup v1" {
+		t.Skipf("process limits are held by %q here, not a cgroup v1", pool.Supports().Procs)
+	}
+	run := func() (*resident, []string) {
+		p, err := Start(t.Context(), Config{Argv: []string{"/bin/cat"}, Pool: pool, Limits: Limits{Procs: 8}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop(time.Second, time.Second)
+		r := p.ctl.lim.res
+		if r == nil {
+			t.Fatal("no resident thread for a pooled pids cgroup v1")
+		}
+		if b, _ := os.ReadFile(r.dir + "/pids.max"); strings.TrimSpace(string(b)) != "9" {
+			t.Errorf("pids.max = %q, want 9 (the limit and the resident thread)", b)
+		}
+		if got := v1Procs(r.dir); !slices.Equal(got, []int{p.Pid()}) {
+			t.Errorf("cgroup.procs without conform = %v, want only the IUT %d", got, p.Pid())
+		}
+		b, _ := os.ReadFile(r.dir + "/tasks")
+		var ours []string
+		for _, tid := range strings.Fields(string(b)) {
+			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
+				ours = append(ours, tid)
+			}
+		}
+		if len(ours) != 1 {
+			t.Errorf("conform's threads in the cgroup: %v, want one", ours)
+		}
+		return r, ours
+	}
+	r1, t1 := run()
+	r2, t2 := run()
+	if r1 != r2 || !slices.Equal(t1, t2) {
+		t.Errorf("second IUT: cgroup %s thread %v, want the first's, %s %v", r2.dir, t2, r1.dir, t1)
+	}
+	pool.Close()
+	if _, err := os.Stat(r1.dir); !os.IsNotExist(err) {
+		t.Errorf("cgroup %s still exists after Close: %v", r1.dir, err)
+	}
+	for _, tid := range t1 {
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat("/proc/self/task/" + tid); os.IsNotExist(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("resident thread %s still runs after Close", tid)
+				break
+			}
+		}
+	}
+}

@@ -168,11 +168,20 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 			}
 		}
 		cmd.SysProcAttr = attr
-		cmd.Cancel = func() error { return c.signal(sigKill) }
 		c.cmd = cmd
 		iuts.forking.RLock()
 		var err error
-		if len(lim.v1) > 0 || privTmp {
+		switch {
+		case lim.res != nil && !privTmp:
+			// Forked by the thread that lives in the IUT's pooled pids
+			// cgroup v1, which joins its other v1 cgroups (memory) for
+			// the fork.
+			var prep, after func() error
+			if others := lim.v1[1:]; len(others) > 0 {
+				prep, after = func() error { return joinV1(others) }, func() error { leaveV1(others); return nil }
+			}
+			err = lim.res.start(cmd, prep, after)
+		case len(lim.v1) > 0 || privTmp:
 			c.hold = make(chan struct{})
 			err = startOnThread(cmd, func() error {
 				if err := lim.join(); err != nil {
@@ -183,7 +192,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 				}
 				return nil
 			}, lim.leave, c.hold)
-		} else {
+		default:
 			err = cmd.Start()
 		}
 		if err == nil {
@@ -249,6 +258,37 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 // registered until release.
 func (c *control) reaped() {}
 
+// wait waits for the main process and reaps it. (A pidfd watched by the
+// runtime's poller, instead of the thread os/exec blocks in waitid, was
+// measured: it cost about 140 µs more CPU per IUT, most of it in the
+// scheduler's monitor thread; bench/README.md.)
+func (c *control) wait() Exit {
+	_ = c.cmd.Wait()
+	return exitOf(c.cmd.ProcessState)
+}
+
+// newPipe makes a pipe for one of the IUT's standard streams: the end the
+// child gets (the write end when childWrites) is a plain blocking
+// descriptor, and only this process's end is registered with the
+// runtime's poller; os.Pipe registers both and os/exec then makes the
+// child's blocking again, a few system calls more per stream.
+func newPipe(childWrites bool) (r, w *os.File, err error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	ours := fds[1]
+	if childWrites {
+		ours = fds[0]
+	}
+	if err := unix.SetNonblock(ours, true); err != nil {
+		_ = unix.Close(fds[0])
+		_ = unix.Close(fds[1])
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
 // v1 returns the IUT's cgroups v1 when no cgroup v2 holds it, else nil.
 // A cgroup v1 holds every process forked inside it whatever it does with
 // sessions, process groups or its environment, as a cgroup v2 does, so
@@ -278,17 +318,17 @@ func (c *control) v1Members() []int {
 // signal sends sig to the IUT's process group and every member of its
 // cgroup.
 func (c *control) signal(sig stopSignal) error {
-	if c.cmd == nil || c.cmd.Process == nil || c.released.Load() {
+	if c.pid <= 0 || c.released.Load() {
 		return nil
 	}
 	s := syscall.SIGTERM
 	if sig == sigKill {
 		s = syscall.SIGKILL
 	}
-	// The pid from the Process, not c.pid: exec.Cmd's Cancel may call
-	// signal from its own goroutine as soon as Start has set Process,
-	// before startContained records c.pid.
-	err := syscall.Kill(-c.cmd.Process.Pid, s)
+	// c.pid, set before anything that may signal (the context watch, the
+	// limit watch) starts; never the os.Process's Pid, which its Release
+	// sets to -1 once the main process is reaped.
+	err := syscall.Kill(-c.pid, s)
 	if errors.Is(err, syscall.ESRCH) {
 		err = nil
 	}
@@ -985,7 +1025,7 @@ type pool struct {
 
 	mu     sync.Mutex
 	free   []*cgroup
-	freeV1 []string // empty v1 pids cgroups of ended IUTs
+	freeV1 []*resident // empty v1 pids cgroups of ended IUTs
 	closed bool
 }
 
@@ -1033,8 +1073,9 @@ func (pl *pool) close() {
 	for _, g := range free {
 		g.remove()
 	}
-	for _, dir := range freeV1 {
-		removeV1(dir)
+	for _, r := range freeV1 {
+		r.stop()
+		removeV1(r.dir)
 	}
 }
 
