@@ -184,6 +184,11 @@ func applyProfileExpect(cfg *runner.Config, dir string, keepTimeout bool) (*prof
 
 // openSuite loads the suite at dir, or the embedded one when dir is "".
 func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
+	return loadSuite(dir, suite.Options{SkipDigest: skipDigest})
+}
+
+// loadSuite is openSuite with options (Meta is always the kit's).
+func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
 	var fsys fs.FS = conform.Suite()
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -197,7 +202,8 @@ func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 		}
 		fsys = d
 	}
-	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest, Meta: conform.Meta()})
+	opt.Meta = conform.Meta()
+	s, err := suite.Load(fsys, opt)
 	if err != nil && dir != "" {
 		code := kiterr.CodeOf(err)
 		return nil, &kiterr.Error{Code: code, Msg: "suite " + dir + ": " + strings.TrimPrefix(err.Error(), string(code)+": ")}
@@ -306,7 +312,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer tuneRunGC()()
-	s, err := openSuite(*suiteDir, false)
+	// A run reads (and checks) every vector and golden file it uses: their
+	// digests are checked then, not also at load.
+	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true})
 	if err != nil {
 		return fail(stderr, err)
 	}
