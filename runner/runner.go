@@ -383,6 +383,8 @@ type loaded struct {
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
 	lines []sendLine
+	// reqs are the requests lines carry (reqs[i] of lines[i]).
+	reqs []sentRequest
 	// gates are the vector's await items, in order.
 	gates []gate
 	// passOver and tolerate are the vector's own frame rules.
@@ -442,8 +444,8 @@ func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
 		to = l.gates[g].before
 	}
 	var out [][]byte
-	for _, ln := range l.lines[from:to] {
-		p.track(sent, ln)
+	for i, ln := range l.lines[from:to] {
+		track(sent, l.reqs[from+i])
 		out = append(out, ln...)
 	}
 	return out
@@ -485,6 +487,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
 		l.lines = append(l.lines, ln)
+		l.reqs = append(l.reqs, p.request(ln))
 	}
 	if l.passOver, err = envelope.CompileRules("passOver", full.PassOver, false); err != nil {
 		return invalid(err)
@@ -519,8 +522,8 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 	}
 	if len(full.Expect.Replies) > 0 {
 		carried := map[string]*request{}
-		for _, ln := range l.lines {
-			p.track(carried, ln)
+		for _, r := range l.reqs {
+			track(carried, r)
 		}
 		for _, id := range full.Expect.Replies {
 			if k := envelope.Key(id); carried[k] == nil && !slices.Contains(l.orphans, k) {

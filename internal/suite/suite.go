@@ -184,6 +184,8 @@ type Suite struct {
 	Problems map[string]error
 	// deferred: Options.DeferDigests.
 	deferred bool
+	// cache is the index cache (Options.Cache), or nil.
+	cache *indexCache
 }
 
 // Options tune [Load].
@@ -207,6 +209,17 @@ type Options struct {
 	// hashing every one at Load as well was about 7% of a run's CPU
 	// (bench/README.md).
 	DeferDigests bool
+	// Cache, when not "" (and CacheKit is set), is a directory where Load
+	// and VectorIndex keep, between runs, which vector files (by path and
+	// SHA-256) passed every check and their kind, role and level, and
+	// whether this suite.json passed Load's (see cache.go): a later run of
+	// the same suite by the same kit reads and hashes such a file but
+	// parses it only when it runs, and does not compile the suite schema.
+	// Ignored with SkipDigest.
+	Cache string
+	// CacheKit identifies the kit's own code (the running binary); the
+	// cache holds nothing another kit made. "" disables the cache.
+	CacheKit string
 }
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
@@ -247,12 +260,22 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
 	}
-	sch, err := s.Meta.Compile(SuiteSchemaFile)
-	if err != nil {
-		return nil, err
+	if opt.Cache != "" && opt.CacheKit != "" && !opt.SkipDigest {
+		meta := opt.Meta
+		if meta == nil {
+			meta = fsys
+		}
+		s.cache = openCache(opt.Cache, opt.CacheKit, meta, data, s.Digest)
 	}
-	if vs := sch.Validate(v); vs != nil {
-		return nil, kiterr.New(kiterr.SuiteInvalid, "%s: %s", ManifestFile, vs[0])
+	if s.cache == nil || !s.cache.hit {
+		// (A cache file exists only for a suite.json that passed.)
+		sch, err := s.Meta.Compile(SuiteSchemaFile)
+		if err != nil {
+			return nil, err
+		}
+		if vs := sch.Validate(v); vs != nil {
+			return nil, kiterr.New(kiterr.SuiteInvalid, "%s: %s", ManifestFile, vs[0])
+		}
 	}
 	if err := decode(data, &s.Manifest); err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "decode %s", ManifestFile)
@@ -283,6 +306,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err := dc.finish(); err != nil {
 		return nil, err
 	}
+	s.cache.save()
 	return s, nil
 }
 
@@ -424,6 +448,18 @@ func (s *Suite) firstCheck(name string, data []byte) error {
 		return s.mismatch(name, i, &sum)
 	}
 	return nil
+}
+
+// firstCheckSum is firstCheck for a file whose SHA-256 is known.
+func (s *Suite) firstCheckSum(name string, sum *[32]byte) error {
+	if !s.deferred || s.Files == nil || !deferredPath(name) {
+		return nil
+	}
+	i, ok := s.Files.index(name)
+	if !ok || s.Files.matches(i, sum) {
+		return nil
+	}
+	return s.mismatch(name, i, sum)
 }
 
 // stop waits for the files handed over to be checked. Safe to call more

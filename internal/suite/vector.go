@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -282,7 +283,7 @@ type LoadError struct {
 // (SCHEMA_INVALID, IO).
 func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
 	var out []*Vector
-	bad, err := s.vectors(ver, func(v *Vector) { out = append(out, v) })
+	bad, err := s.vectors(ver, false, func(v *Vector) { out = append(out, v) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,7 +309,7 @@ type Ref struct {
 // of a large suite holds an index, not the suite.
 func (s *Suite) VectorIndex(ver *Version, role string) ([]Ref, []LoadError, error) {
 	var out []Ref
-	bad, err := s.vectors(ver, func(v *Vector) {
+	bad, err := s.vectors(ver, true, func(v *Vector) {
 		if v.Kind == KindSession && v.Role == role {
 			out = append(out, v.ref())
 		}
@@ -337,11 +338,30 @@ func (v *Vector) ref() Ref {
 }
 
 // vectors loads every vector file of ver, in path order, giving each good
-// one to keep and returning the bad ones.
-func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
-	sch, err := s.Meta.Compile(VectorSchemaFile)
-	if err != nil {
-		return nil, err
+// one to keep and returning the bad ones. For an index, a file the index
+// cache vouches for is given as what an index keeps of it (see
+// indexCache.lookup), not loaded.
+func (s *Suite) vectors(ver *Version, index bool, keep func(*Vector)) ([]LoadError, error) {
+	var cache *indexCache
+	if index {
+		cache = s.cache
+	}
+	// The vector schema is compiled only for a file that must be loaded.
+	var schOnce sync.Once
+	var sch *schema.Schema
+	var schErr error
+	validate := func(v any) []schema.Violation {
+		schOnce.Do(func() { sch, schErr = s.Meta.Compile(VectorSchemaFile) })
+		if schErr != nil {
+			return []schema.Violation{{Message: schErr.Error()}}
+		}
+		return sch.Validate(v)
+	}
+	if cache == nil {
+		schOnce.Do(func() { sch, schErr = s.Meta.Compile(VectorSchemaFile) })
+		if schErr != nil {
+			return nil, schErr
+		}
 	}
 	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 	if err != nil {
@@ -359,7 +379,7 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		}
 	}
 	byID := map[string]string{}
-	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, sch.Validate) })
+	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, validate, cache) })
 	for i, name := range names {
 		v, err := loaded(i)
 		var digest *digestError
@@ -389,6 +409,10 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		}
 		keep(v)
 	}
+	if schErr != nil {
+		return nil, schErr
+	}
+	cache.save()
 	return bad, nil
 }
 
@@ -708,22 +732,36 @@ type digestError struct {
 
 func (e *digestError) Error() string { return e.err.Error() }
 
-// loadVector reads, decodes and checks one vector file. Under
-// Options.DeferDigests a file that loads but differs from the manifest is
-// a *digestError.
-func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (v *Vector, err error) {
+// loadVector reads, decodes and checks one vector file; a file cache
+// vouches for is only read and hashed. Under Options.DeferDigests a file
+// that loads but differs from the manifest is a *digestError.
+func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation, cache *indexCache) (v *Vector, err error) {
 	data, err := readVector(s.FS, name)
 	if err != nil {
 		return nil, err
 	}
+	var sum [32]byte
+	if s.deferred || cache != nil {
+		sum = sha256.Sum256(data)
+	}
 	if s.deferred {
-		if derr := s.firstCheck(name, data); derr != nil {
+		if derr := s.firstCheckSum(name, &sum); derr != nil {
 			defer func() {
 				if err == nil {
 					v, err = nil, &digestError{v: v, err: derr}
 				}
 			}()
 		}
+	}
+	if v, ok := cache.lookup(name, &sum); ok {
+		return v, nil
+	}
+	if cache != nil {
+		defer func() {
+			if err == nil {
+				cache.add(v, &sum)
+			}
+		}()
 	}
 	raw, err := canon.Parse(data)
 	if err != nil {
