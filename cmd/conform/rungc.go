@@ -25,7 +25,7 @@ const (
 	// of the 15% of a one-vector run's CPU spent collecting
 	// (bench/README.md). A run that gets there collects then, and from
 	// then on as below; a short run never does.
-	runStartHeap = 24 << 20
+	runStartHeap = 16 << 20
 )
 
 // tuneRunGC bounds how far the heap of a run may grow above its live part,
