@@ -113,6 +113,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		return nil, err
 	}
 	if err := s.startIUT(ctx, argv, env); err != nil {
+		if ctx.Err() != nil {
+			// Interrupted while it was started: not a start failure.
+			s.o.notRun = true
+			return s.o, nil
+		}
 		return nil, err
 	}
 	s.converse(ctx)
