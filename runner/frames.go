@@ -237,6 +237,13 @@ func (p *plan) request(ln sendLine) sentRequest {
 	if !ok {
 		return sentRequest{}
 	}
+	return p.requestOf(v)
+}
+
+// requestOf is [plan.request] for the value a line carries: a frame item's
+// decoded frame reads as its line (its RFC 8785 form) does, without
+// reading the line again.
+func (p *plan) requestOf(v any) sentRequest {
 	c := p.env.Classify(v)
 	if c == nil || c.Kind != envelope.Request {
 		return sentRequest{}

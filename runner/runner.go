@@ -487,7 +487,11 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
 		l.lines = append(l.lines, ln)
-		l.reqs = append(l.reqs, p.request(ln))
+		if it.Frame != nil {
+			l.reqs = append(l.reqs, p.requestOf(it.Frame))
+		} else {
+			l.reqs = append(l.reqs, p.request(ln))
+		}
 	}
 	if l.passOver, err = envelope.CompileRules("passOver", full.PassOver, false); err != nil {
 		return invalid(err)
