@@ -365,7 +365,7 @@ func (c *control) empty() bool {
 	if len(c.v1Members()) > 0 {
 		return false
 	}
-	reapDead(c.pid)
+	reapDead(c.pool, c.pid)
 	return errors.Is(syscall.Kill(-c.pid, 0), syscall.ESRCH)
 }
 
@@ -387,7 +387,7 @@ func (c *control) members() []int {
 			out = append(out, pid)
 		}
 	}
-	reapDead(c.pid)
+	reapDead(c.pool, c.pid)
 	if errors.Is(syscall.Kill(-c.pid, 0), syscall.ESRCH) {
 		return out
 	}
@@ -473,7 +473,7 @@ func (c *control) sweep() []orphan {
 		// Members of cgroups v1, listed afresh each pass: what this IUT's
 		// hold is its own; what another running IUT's hold is left alone.
 		var ownV1, otherV1 []int
-		cands := candidates()
+		cands := c.pool.candidates()
 		if len(cands) > 0 {
 			ownV1 = c.v1Members()
 			for _, dir := range othersV1 {
@@ -562,9 +562,9 @@ func reapExiting(pid int) bool {
 
 // reapDead reaps the dead processes re-parented here from the process
 // group pgid (a zombie keeps its group alive for kill(2)).
-func reapDead(pgid int) {
+func reapDead(pl *pool, pgid int) {
 	self := os.Getpid()
-	for _, pid := range candidates() {
+	for _, pid := range pl.candidates() {
 		if st, ok := statOf(pid); ok && st.ppid == self && st.pgid == pgid && pid != pgid && (st.state == 'Z' || st.state == 'X') {
 			reap(pid)
 		}
@@ -633,10 +633,32 @@ func IsSubreaper() bool {
 // /proc/<pid>/stat either way, so a pid that is not an orphan, or that
 // exited meanwhile, does no harm.
 func candidates() []int {
-	b, err := readFast("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	b, err := readFast(childrenFile())
 	if err != nil {
 		return allPids()
 	}
+	return parseChildren(b)
+}
+
+func childrenFile() string { return "/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children" }
+
+// candidates is [candidates] through the file the pool holds open (read
+// again from offset 0 each time: an open of /proc/self/task/<pid>/children
+// less per sweep); a nil pool opens it each time.
+func (pl *pool) candidates() []int {
+	if pl == nil {
+		return candidates()
+	}
+	pl.childOnce.Do(func() { pl.children = holdFile(childrenFile(), false) })
+	b, err := pl.children.read()
+	if err != nil {
+		return allPids()
+	}
+	return parseChildren(b)
+}
+
+// parseChildren reads the pids of a children file.
+func parseChildren(b []byte) []int {
 	var pids []int
 	for _, f := range strings.Fields(string(b)) {
 		if pid, err := strconv.Atoi(f); err == nil {
@@ -1027,6 +1049,11 @@ type pool struct {
 	free   []*cgroup
 	freeV1 []*resident // empty v1 pids cgroups of ended IUTs
 	closed bool
+
+	// children is this process's /proc/self/task/<pid>/children, held
+	// open for the sweeps (see candidates).
+	childOnce sync.Once
+	children  heldFile
 }
 
 func newPool() *pool { return &pool{} }
@@ -1077,6 +1104,9 @@ func (pl *pool) close() {
 		r.stop()
 		removeV1(r.dir)
 	}
+	pl.childOnce.Do(func() { pl.children.fd = -1 })
+	pl.children.close()
+	pl.children.fd = -1
 }
 
 // readFast reads a small file of /proc or of the cgroup file system whole,

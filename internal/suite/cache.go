@@ -51,7 +51,7 @@ type indexCache struct {
 	hit bool
 
 	mu      sync.Mutex
-	entries map[string]cacheEntry // by suite path
+	entries map[string]cacheEntry // by suite path; nil once released
 	dirty   bool
 }
 
@@ -85,26 +85,33 @@ func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string) *in
 	}
 	h.Write(suiteJSON)
 	h.Write([]byte(digest))
-	c := &indexCache{file: filepath.Join(dir, "index-"+hex.EncodeToString(h.Sum(nil))[:32]+".txt"), entries: map[string]cacheEntry{}}
+	c := &indexCache{file: filepath.Join(dir, "index-"+hex.EncodeToString(h.Sum(nil))[:32]+".txt")}
+	c.load()
+	return c
+}
+
+// load reads the cache file (none, or a malformed one, gives no entries).
+func (c *indexCache) load() {
+	c.entries = map[string]cacheEntry{}
 	data, err := os.ReadFile(c.file)
 	if err != nil {
-		return c
+		return
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	if !sc.Scan() || sc.Text() != cacheHeader {
-		return c
+		return
 	}
 	for sc.Scan() {
 		f := strings.SplitN(sc.Text(), " ", 5)
 		var e cacheEntry
 		if len(f) != 5 || len(f[0]) != 64 {
 			clear(c.entries)
-			return c
+			return
 		}
 		if _, err := hex.Decode(e.sum[:], []byte(f[0])); err != nil {
 			clear(c.entries)
-			return c
+			return
 		}
 		e.kind, e.role, e.level = f[1], f[2], f[3]
 		if e.role == "-" {
@@ -116,7 +123,18 @@ func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string) *in
 	if !c.hit {
 		clear(c.entries)
 	}
-	return c
+}
+
+// release drops the entries once an index is built (about 200 bytes a
+// vector file that a run would otherwise hold to its end); a later lookup
+// reads the file again.
+func (c *indexCache) release() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.entries = nil
+	c.mu.Unlock()
 }
 
 // lookup returns the vector the cache vouches for: name with these bytes
@@ -127,6 +145,9 @@ func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 		return nil, false
 	}
 	c.mu.Lock()
+	if c.entries == nil {
+		c.load()
+	}
 	e, ok := c.entries[name]
 	c.mu.Unlock()
 	if !ok || e.sum != *sum {
@@ -144,6 +165,9 @@ func (c *indexCache) add(v *Vector, sum *[32]byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.load()
+	}
 	if e, ok := c.entries[v.Path]; ok && e.sum == *sum {
 		return
 	}
@@ -160,7 +184,7 @@ func (c *indexCache) save() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.hit && !c.dirty {
+	if c.entries == nil || c.hit && !c.dirty {
 		return
 	}
 	names := make([]string, 0, len(c.entries))

@@ -413,6 +413,7 @@ func (s *Suite) vectors(ver *Version, index bool, keep func(*Vector)) ([]LoadErr
 		return nil, schErr
 	}
 	cache.save()
+	cache.release()
 	return bad, nil
 }
 
