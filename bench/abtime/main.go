@@ -10,7 +10,7 @@
 // process and its waited-for children), and the median over the rounds of
 // its wall and CPU ratios to the first command.
 //
-//	abtime [-rounds N] [-warmup N] [-out DIR] ::: LABEL CMD [ARG...] ::: LABEL CMD [ARG...] ...
+//	abtime [-rounds N] [-warmup N] [-out DIR] [-v] ::: LABEL CMD [ARG...] ::: LABEL CMD [ARG...] ...
 //
 // Output, one line per command (times in seconds, RSS in KiB):
 //
@@ -50,6 +50,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "measured rounds")
 	warmup := flag.Int("warmup", 1, "unmeasured rounds first")
 	out := flag.String("out", "", "keep each command's output of the last round in `dir`/LABEL.out")
+	verbose := flag.Bool("v", false, "print each round's wall and CPU times on stderr")
 	flag.Parse()
 	var cmds []*command
 	for _, a := range flag.Args() {
@@ -91,6 +92,9 @@ func main() {
 				continue
 			}
 			c.wall, c.cpu, c.self = append(c.wall, wall), append(c.cpu, cpu), append(c.self, self)
+			if *verbose {
+				fmt.Fprintf(os.Stderr, "abtime: round %d %s wall=%.4f cpu=%.4f self=%.2f\n", r-*warmup+1, c.label, wall, cpu, self)
+			}
 			c.rss = max(c.rss, rss)
 			if rc != 0 && c.rc == 0 {
 				c.rc = rc

@@ -139,6 +139,50 @@ func TestKilledTogether(t *testing.T) {
 	}
 }
 
+// TestNoInheritedDescriptors: the IUT gets its three pipes and nothing else
+// of this process's open descriptors (pipes of other IUTs, cgroup files,
+// the poller), only what any child of this process gets (what the test
+// runner itself left open without close-on-exec): its descriptors are a
+// plain os/exec child's, with 0, 1 and 2 the IUT's pipes. Several IUTs run
+// at once, as in a run.
+func TestNoInheritedDescriptors(t *testing.T) {
+	t.Parallel()
+	plain := exec.Command(self(t))
+	plain.Env = []string{"PROC_TEST_CHILD=fds"}
+	out, err := plain.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fd, _, _ := strings.Cut(l, " "); fd > "2" || len(fd) > 1 {
+			allowed[fd] = true
+		}
+	}
+	pool := proc.NewPool()
+	defer pool.Close()
+	var ps []*proc.Proc
+	for range 3 {
+		ps = append(ps, start(t, proc.Config{Pool: pool}, "sleeper", nil))
+	}
+	p := start(t, proc.Config{Pool: pool}, "fds", nil)
+	for _, ln := range allLines(t, p) {
+		fd, target, _ := strings.Cut(string(ln.Data), " ")
+		switch {
+		case fd == "0" || fd == "1" || fd == "2":
+			if !strings.HasPrefix(target, "pipe:") {
+				t.Errorf("fd %s is %s, want one of the IUT's pipes", fd, target)
+			}
+		case !allowed[fd] && !strings.Contains(target, "/proc/") && !strings.HasSuffix(target, "/fd"):
+			// (ReadDir's own descriptor of /proc/self/fd aside.)
+			t.Errorf("the IUT inherited fd %s (%s), which a plain child of this process does not have", fd, target)
+		}
+	}
+	for _, q := range ps {
+		q.Stop(10*time.Millisecond, time.Second)
+	}
+}
+
 // TestWellBehavedLeavesNothing: an IUT that ends with stdin leaves no
 // survivor, with or without a cgroup.
 func TestWellBehavedLeavesNothing(t *testing.T) {

@@ -65,6 +65,13 @@ func platformChild(behaviour string) (int, bool) {
 		m, _ := os.ReadFile("/proc/self/uid_map")
 		fmt.Printf("uid_map: %s\n", strings.Join(strings.Fields(string(m)), " "))
 		return 0, true
+	case "fds": // the open descriptors of this process, one a line: "fd target"
+		ents, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range ents {
+			target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			fmt.Printf("%s %s\n", e.Name(), target)
+		}
+		return 0, true
 	case "closestdout": // closes stdout and lives until stdin closes
 		os.Stdout.Close()
 		io.Copy(io.Discard, os.Stdin)
