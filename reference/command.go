@@ -23,7 +23,7 @@ const (
 // process exit code. args are the flags after the command name:
 // --role agent|host and --version 1|2; unset, they default to the
 // CONFORM_ROLE and CONFORM_PROTOCOL_VERSION the runner gives every IUT
-// (README "The IUT contract"), else agent and 1. getenv supplies those and
+// (docs/running.md "The steps of a run"), else agent and 1. getenv supplies those and
 // CONFORM_POLICY, the host role's answers (a JSON object; see
 // docs/host-role.md). It is the whole of `conform reference` and of the
 // standalone cmd/conform-reference binary, which starts about 4x faster

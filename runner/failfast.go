@@ -128,7 +128,7 @@ var causeText = map[string]string{
 	FindingIUTRepliesAfterStdinClosed: "the IUT answers only once stdin closes: nothing came while it was open, so every vector would wait the whole timeout; " +
 		"flush stdout after each line",
 	FindingIUTLinesRejected:    "the IUT's lines are all rejected: not one could be read as a frame, so no vector can pass",
-	FindingIUTRepliesUnmatched: "the IUT's replies never match the requests: not one names a request_id that was sent (compared as canonical JSON: \"1\" and 1 differ), so every vector would wait the whole timeout",
+	FindingIUTRepliesUnmatched: "the IUT's replies never match the requests: not one names the correlation id of a request that was sent (compared as canonical JSON: \"1\" and 1 differ), so every vector would wait the whole timeout",
 }
 
 // probes returns the indexes in p.vectors of the probe vectors.

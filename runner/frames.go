@@ -99,6 +99,12 @@ func (s *session) frame(ln proc.Line) any {
 	}
 	req.replies++
 	o.matched++
+	if s.l.bindIDs[k] && req.replies == 1 {
+		if s.bindReplies == nil {
+			s.bindReplies = map[string]any{}
+		}
+		s.bindReplies[k] = v
+	}
 	if req.first == 0 {
 		req.first = s.seen
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // Finding codes of an IUT's limits (Config.MaxProcs, Config.MaxMemory;
-// README "Containment"). Public API, like those in result.go.
+// docs/containment.md "Containment"). Public API, like those in result.go.
 const (
 	// FindingProcessLimit (CRASH): the IUT reached its limit of processes
 	// and threads (a fork bomb, or an IUT that needs more than

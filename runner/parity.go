@@ -25,7 +25,9 @@ type Target struct {
 // required or recommended vector, some implementation did not run or did
 // not write the golden bytes (whatever its expected-failure list says), or
 // when an implementation's own run fails (a failure, stale or unexpectedly
-// passing expected-failure entries, nothing passed).
+// passing expected-failure entries, nothing passed). A required or
+// recommended row that no implementation ran (every status SKIPPED, NOT_RUN
+// or INVALID) compares nothing: it counts in Uncompared, not in Gated.
 // Errors are those of [Run] (the first, by target order).
 func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, error) {
 	if base.Version == 0 {
@@ -80,7 +82,7 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 	}
 	env := mustVersion(base).Env()
 	for row, first := range reports[0].Results {
-		pv := ParityVector{ID: first.ID, Level: first.Level, Statuses: map[string]Status{}, Agree: true}
+		pv := ParityVector{ID: first.ID, Level: first.Level, Statuses: map[string]Status{}, Agree: true, Uncompared: true}
 		byBytes := map[string]*Group{}
 		var order []string
 		for i, rep := range reports {
@@ -92,6 +94,9 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			if res.Status == NotRun || res.Status == Invalid {
 				pv.Agree = false
 				continue
+			}
+			if res.Status != Skipped {
+				pv.Uncompared = false
 			}
 			b := string(res.Canonical)
 			g := byBytes[b]
@@ -130,7 +135,13 @@ func Parity(ctx context.Context, base Config, targets []Target) (*ParityReport, 
 			}
 			return 0
 		})
-		if pv.Level != "informational" {
+		switch {
+		case pv.Level == "informational":
+		case pv.Uncompared:
+			// Skipped, not run or invalid everywhere: nothing compared. A
+			// NOT_RUN or INVALID status has already failed the row.
+			pr.Uncompared++
+		default:
 			pr.Gated++
 			if !pv.Agree {
 				pv.Failed = true

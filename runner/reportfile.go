@@ -25,7 +25,7 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.ReportInvalid, err, "not one strict JSON text")
 	}
-	sch, err := s.Schemas.Compile(suite.ReportSchemaFile)
+	sch, err := s.Meta.Compile(suite.ReportSchemaFile)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 	for _, res := range rep.Results {
 		if !result.StatusFollows(res) {
 			st, _ := result.Judge(res.Level, res.Findings)
-			return nil, kiterr.New(kiterr.ReportInvalid, "result %s is %s, but its findings give %s (README \"Verdicts\": a vector's status is the most severe status among its findings)", res.ID, res.Status, st)
+			return nil, kiterr.New(kiterr.ReportInvalid, "result %s is %s, but its findings give %s (docs/running.md \"Verdicts\": a vector's status is the most severe status among its findings)", res.ID, res.Status, st)
 		}
 	}
 	summary, verdict := rep.Summary, rep.Verdict

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/runner"
 )
@@ -134,6 +135,32 @@ func rpcFake(behaviour string) (int, bool) {
 			reply(id, map[string]any{"hello": "world"})
 		case "extra":
 			reply(id, map[string]any{"extra": true})
+		case "pingme":
+			write(map[string]any{"jsonrpc": "2.0", "id": "p1", "method": "ping"})
+			ans, err := in.ReadBytes('\n')
+			if err != nil {
+				return 1, true
+			}
+			var a struct {
+				ID     any            `json:"id"`
+				Result map[string]any `json:"result"`
+			}
+			_ = json.Unmarshal(ans, &a)
+			reply(id, map[string]any{"pinged": a.ID == "p1" && a.Result != nil})
+		case "page":
+			p, _ := m["params"].(map[string]any)
+			switch cursor, _ := p["cursor"].(string); {
+			case p == nil:
+				next := "c2"
+				if behaviour == "rpc-cursor-moves" {
+					next = "c3"
+				}
+				reply(id, map[string]any{"items": []any{1}, "next": next})
+			case cursor == "c2" || cursor == "c3":
+				reply(id, map[string]any{"items": []any{2}})
+			default:
+				write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32602, "message": "bad cursor"}})
+			}
 		default:
 			write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 		}
@@ -181,8 +208,8 @@ func rpcSuite(t *testing.T) *runner.Suite {
 	if err != nil {
 		t.Fatalf("golden --update with the good server: %v", err)
 	}
-	if up.Fixtures != 1 || up.Written != 13 {
-		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 13 and 1", up.Written, up.Fixtures)
+	if up.Fixtures != 1 || up.Written != 15 {
+		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 15 and 1", up.Written, up.Fixtures)
 	}
 	s, err = openDir(t, dir, false)
 	if err != nil {
@@ -242,8 +269,8 @@ func TestRPCSuite(t *testing.T) {
 			t.Errorf("good server: %s is %s (%s)", id, b.Status, b.Codes)
 		}
 	}
-	if len(good) != 14 {
-		t.Errorf("good server: %d results, want 14", len(good))
+	if len(good) != 16 {
+		t.Errorf("good server: %d results, want 16", len(good))
 	}
 	for _, tc := range []struct {
 		behaviour, vector string
@@ -263,6 +290,9 @@ func TestRPCSuite(t *testing.T) {
 		{"rpc-linger", "exit-after-input", brief{"FAIL", "EXIT_AFTER_INPUT_MISSING"}},
 		{"rpc-linger", "keeps-running", brief{"PASS", ""}},
 		{"rpc-linger", "echo", brief{"PASS", "IUT_LINGERED"}},
+		// The second page is asked for with whatever cursor the first
+		// reply gave (bind): another cursor shows only in the first reply.
+		{"rpc-cursor-moves", "paginate", brief{"FAIL", "VALUE_CHANGED"}},
 	} {
 		t.Run(tc.behaviour+"/"+tc.vector, func(t *testing.T) {
 			t.Parallel()
@@ -287,5 +317,59 @@ func TestRPCNothingComparedIsNotExactParity(t *testing.T) {
 	}
 	if c := rep.Summary; c.ParityEmpty != 1 || c.ParityExact != 1 {
 		t.Errorf("parity exact %d, empty %d; want 1 and 1", c.ParityExact, c.ParityEmpty)
+	}
+}
+
+// TestRPCParityCountsComparedRows: the gate's count of required and
+// recommended rows holds only the rows some implementation ran. A row every
+// implementation SKIPPED compares nothing: it is Uncompared, and does not
+// fail the gate; a row that one implementation ran and another skipped is
+// compared (and disagrees).
+func TestRPCParityCountsComparedRows(t *testing.T) {
+	t.Parallel()
+	s := rpcSuite(t)
+	type counts struct {
+		Passed                             bool
+		Gated, Disagree, Uncompared        int
+		RowUncompared, RowAgree, RowFailed bool
+	}
+	for _, tc := range []struct {
+		name  string
+		other string
+		want  counts
+		line  string
+	}{
+		{"skipped by all", "rpc-no-extra", counts{Passed: true, Gated: 1, Uncompared: 1, RowUncompared: true, RowAgree: true},
+			"PARITY: 2 implementations wrote the golden bytes on all 1 required and recommended vectors; 1 more skipped or not run by every implementation (nothing compared)"},
+		{"skipped by one", "rpc-good", counts{Gated: 2, Disagree: 1, RowFailed: true},
+			"NO PARITY: on 1 of 2 required and recommended vectors the implementations do not all write the golden bytes (rows with more than one group above)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base := rpcConfig(t, s, "rpc-no-extra")
+			base.Filters = []string{"echo", "requires-extra"}
+			other := rpcConfig(t, s, tc.other)
+			pr, err := runner.Parity(context.Background(), base, []runner.Target{{Name: "a", Config: base}, {Name: "b", Config: other}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := counts{Passed: pr.Passed, Gated: pr.Gated, Disagree: pr.Disagree, Uncompared: pr.Uncompared}
+			for _, v := range pr.Vectors {
+				if v.ID == "requires-extra" {
+					got.RowUncompared, got.RowAgree, got.RowFailed = v.Uncompared, v.Agree, v.Failed
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("parity counts (-want +got):\n%s", diff)
+			}
+			var b strings.Builder
+			if err := report.ParityText(&b, pr); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+			if last := lines[len(lines)-1]; last != tc.line {
+				t.Errorf("gate line\n got %q\nwant %q", last, tc.line)
+			}
+		})
 	}
 }

@@ -131,7 +131,7 @@ type Config struct {
 	// what is left (work.go). A line or frame that does not fit ends the
 	// vector: VECTOR_BUDGET_EXCEEDED (PROTOCOL_ERROR), and the IUT is
 	// stopped. One vector so holds at most 2 x MaxVectorBytes + 16 MiB +
-	// 3 x MaxLine (README "Bounds").
+	// 3 x MaxLine (docs/running.md "Bounds").
 	// What the result reports is bounded apart from it (MaxExcerptBytes,
 	// MaxDifferences, MaxValueBytes). The budget must leave room for
 	// frames (USAGE otherwise).
@@ -162,12 +162,10 @@ type Config struct {
 	// which conform record writes beside each summary so drift sees a
 	// member added inside a normalized object.
 	Shapes bool
-	// Spawn, when set, selects spawned mode: the IUT is a host that starts
-	// the agent itself, and Spawn is the argv prefix of the agent double
-	// (e.g. {"/path/conform", "agent-double"}). The IUT finds the double as
-	// claude, first on its PATH, and by its path in CONFORM_AGENT; see
-	// [Plan] and docs/double.md.
-	Spawn []string
+	// Spawn, when not nil, selects spawned mode: the IUT starts its peer
+	// itself, and the runner hands it a double of that peer that plays the
+	// vector (see [Spawn], [Plan] and docs/double.md).
+	Spawn *Spawn
 	// NoFailFast runs every vector even when the IUT is dead or silent on
 	// the first vectors (see [Report.Preflight]); by default the run stops
 	// there with a verdict that names the cause.
@@ -181,7 +179,7 @@ type Config struct {
 	// and only as root), with its HOME and working directory given to that
 	// user: the IUT can then neither read this process's environment or
 	// memory nor write what only this process's user may (such as the
-	// report). See README "Environment hygiene and untrusted IUTs".
+	// report). See docs/containment.md "Environment hygiene and untrusted IUTs".
 	Isolate *Isolation
 
 	// MaxProcs is the most processes and threads one IUT may have at once
@@ -189,7 +187,7 @@ type Config struct {
 	// system offers a pids controller, a count every 50 ms otherwise; an
 	// IUT that reaches it is killed (PROCESS_LIMIT). Where conform itself
 	// runs under a pids limit, each IUT gets at most an even share of what
-	// it leaves (README "Containment").
+	// it leaves (docs/containment.md "Containment").
 	MaxProcs int
 	// MaxMemory, when positive, is the most bytes of memory one IUT may
 	// use (a memory cgroup limit; MEMORY_LIMIT when the kernel kills a
@@ -288,8 +286,10 @@ type plan struct {
 	byMethod map[string]*schema.Schema
 	rules    []normalize.Rule
 	conf     *compare.Rules
-	// passOver and tolerate are the version's frame rules.
+	// passOver and tolerate are the version's frame rules, peer its
+	// scripted peer.
 	passOver, tolerate []envelope.Rule
+	peer               []peerRule
 	vectors            []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
@@ -318,6 +318,9 @@ func prepare(cfg Config) (*plan, error) {
 	if cfg.frameBudget() <= 0 {
 		return nil, kiterr.New(kiterr.Usage, "the per-vector budget of %d bytes leaves no room for frames: it must exceed the stderr tail (%d bytes) plus %d bytes for findings", cfg.MaxVectorBytes, cfg.StderrMax, findingsReserve)
 	}
+	if sp := cfg.Spawn; sp != nil && (len(sp.Argv) == 0 || sp.Name == "" || strings.ContainsAny(sp.Name, `/\`) || sp.Name == "." || sp.Name == "..") {
+		return nil, kiterr.New(kiterr.Usage, "spawned mode needs the double's argv and a plain command name for its wrapper (got argv %q, name %q)", sp.Argv, sp.Name)
+	}
 	s := cfg.Suite
 	ver, err := s.Version(cfg.Version)
 	if err != nil {
@@ -331,6 +334,10 @@ func prepare(cfg Config) (*plan, error) {
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
 		return nil, err
+	}
+	for _, r := range ver.Peer {
+		m, _ := envelope.CompileMatch(r.Match) // the suite's load checked it
+		p.peer = append(p.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
 	}
 	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
@@ -402,6 +409,16 @@ type loaded struct {
 	suiteRefs bool
 	// keepRaw keeps the frames the IUT writes (the preflight vector's).
 	keepRaw bool
+	// binds holds, by line index, the frames with bindings, built when
+	// written; bindIDs the ids of the replies they take values from.
+	binds   map[int]bindLine
+	bindIDs map[string]bool
+}
+
+// bindLine is a send frame whose bindings are set when it is written.
+type bindLine struct {
+	frame any
+	binds []suite.Binding
 }
 
 // peerRule is a compiled rule of the vector's scripted peer.
@@ -434,8 +451,10 @@ type sendLine [][]byte
 
 // segment returns the lines written before gate g (g = 0: at start) and
 // up to the next gate, as the pieces proc writes, and tracks their requests
-// in sent.
-func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
+// in s.sent. A frame with bindings is built now, from the replies the
+// IUT wrote to the awaited requests it names.
+func (s *session) segment(g int) [][]byte {
+	l := s.l
 	from, to := 0, len(l.lines)
 	if g > 0 {
 		from = l.gates[g-1].before
@@ -445,10 +464,49 @@ func (l *loaded) segment(p *plan, sent map[string]*request, g int) [][]byte {
 	}
 	var out [][]byte
 	for i, ln := range l.lines[from:to] {
-		track(sent, l.reqs[from+i])
+		r := l.reqs[from+i]
+		if b, ok := l.binds[from+i]; ok {
+			var write bool
+			if ln, write = s.bound(b); !write {
+				// Left out: its reply is not expected either.
+				if r.ok {
+					delete(s.expected, r.key)
+				}
+				continue
+			}
+			// The bound frame may carry a bound id: read it again.
+			r = s.p.request(ln)
+		}
+		track(s.sent, r)
 		out = append(out, ln...)
 	}
 	return out
+}
+
+// bound builds a send frame with bindings: the frame with each binding's
+// value from the reply it names (null when that reply or location is
+// missing: the golden comparison shows what came of it), or write false
+// when a WhenPresent binding finds no value.
+func (s *session) bound(b bindLine) (ln sendLine, write bool) {
+	frame := b.frame
+	for _, bd := range b.binds {
+		var val any
+		found := false
+		if reply, ok := s.bindReplies[envelope.Key(bd.Reply)]; ok {
+			toks, _ := envelope.Tokens(bd.Path)
+			val, found = envelope.Lookup(reply, toks)
+		}
+		if !found && bd.WhenPresent {
+			return nil, false
+		}
+		toks, _ := envelope.Tokens(bd.At)
+		frame, _ = envelope.Set(frame, toks, val)
+	}
+	c, err := canon.Canonical(frame)
+	if err != nil {
+		c = []byte("null")
+	}
+	return sendLine{append(c, '\n')}, true
 }
 
 // load gets the whole of the indexed vector v back ([suite.Suite.Reload])
@@ -486,6 +544,15 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
+		if len(it.Bind) > 0 {
+			if l.binds == nil {
+				l.binds, l.bindIDs = map[int]bindLine{}, map[string]bool{}
+			}
+			l.binds[len(l.lines)] = bindLine{frame: it.Frame, binds: it.Bind}
+			for _, b := range it.Bind {
+				l.bindIDs[envelope.Key(b.Reply)] = true
+			}
+		}
 		l.lines = append(l.lines, ln)
 		if it.Frame != nil {
 			l.reqs = append(l.reqs, p.requestOf(it.Frame))
@@ -506,6 +573,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		}
 		l.peer = append(l.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
 	}
+	l.peer = append(l.peer, p.peer...)
 	for i, seq := range full.Expect.Order {
 		var els []orderElement
 		for j, x := range seq {
@@ -722,11 +790,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // applyExpectations turns a result of a vector the expected-failure list
 // names into XFAIL (it did not pass) or XPASS (it passed: the list is
-// stale); it leaves results already judged so, and NOT_RUN, INVALID and
-// informational ones, as they are.
+// stale); it leaves results already judged so, and NOT_RUN, INVALID,
+// SKIPPED and informational ones, as they are.
 func applyExpectations(r *Result, expect map[string]string) {
 	reason, listed := expect[r.ID]
-	if !listed || r.Status == NotRun || r.Status == Invalid || r.Status == XFail || r.Status == XPass || r.Level == suite.LevelInformational {
+	if !listed || r.Status == NotRun || r.Status == Invalid || r.Status == Skipped || r.Status == XFail || r.Status == XPass || r.Level == suite.LevelInformational {
 		return
 	}
 	r.Reason = reason
@@ -961,24 +1029,30 @@ func (p *plan) preflightFramesOnly(ctx context.Context) error {
 
 // unmet returns why the vector does not apply to the IUT, or "": the first
 // predicate of its requires that no frame the IUT wrote in the preflight
-// vector satisfies (with all the others).
+// vector satisfies (each predicate may hold for another frame: the
+// capabilities of an initialize reply, the tools of a list).
 func (p *plan) unmet(v *suite.Vector) string {
-	if len(v.Requires) == 0 {
-		return ""
-	}
-	m, err := envelope.CompileMatch(v.Requires)
-	if err != nil {
-		return err.Error() // the loader compiled it: not reached
-	}
-	for _, f := range p.preflightFrames {
-		if m.Holds(f) {
-			return ""
+	for _, pred := range v.Requires {
+		m, err := envelope.CompileMatch([]envelope.Predicate{pred})
+		if err != nil {
+			return err.Error() // the loader compiled it: not reached
 		}
+		held := false
+		for _, f := range p.preflightFrames {
+			if m.Holds(f) {
+				held = true
+				break
+			}
+		}
+		if held {
+			continue
+		}
+		if len(p.preflightFrames) == 0 {
+			return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
+		}
+		return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(nil))
 	}
-	if len(p.preflightFrames) == 0 {
-		return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
-	}
-	return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(p.preflightFrames[0]))
+	return ""
 }
 
 // golden returns the vector's golden summary and where it comes from: its

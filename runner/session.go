@@ -67,6 +67,9 @@ type session struct {
 
 	timedOut, exited, eof bool
 	start                 time.Time
+	// bindReplies holds the replies (as read) whose values later frames
+	// bind (loaded.bindIDs), by the RFC 8785 text of their id.
+	bindReplies map[string]any
 	// pendingAtBreak are the expected replies missing when stdin closed;
 	// earlyLines the lines read by then.
 	pendingAtBreak []string
@@ -175,7 +178,7 @@ func (s *session) prepare() (argv, env []string, err error) {
 	env = p.iutEnv(s.home)
 	// The suite version and role under test: an IUT that speaks several
 	// versions may use them to choose how to read frames that carry no
-	// version. See README "The IUT contract".
+	// version. See docs/running.md "The steps of a run".
 	env = append(env, fmt.Sprintf("CONFORM_PROTOCOL_VERSION=%d", p.ver.Version), "CONFORM_ROLE="+v.Role)
 	if v.Policy != nil {
 		pol, err := canon.Canonical(v.Policy)
@@ -212,7 +215,7 @@ func (s *session) prepare() (argv, env []string, err error) {
 		if s.sp, err = p.writeSpawn(s.home, v, s.l); err != nil {
 			return nil, nil, err
 		}
-		env = s.sp.environ(env)
+		env = s.sp.environ(env, p.cfg.Spawn)
 	}
 	return argv, env, nil
 }
@@ -309,7 +312,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	p := s.p
 	var input [][]byte
 	if !s.spawned {
-		input = s.l.segment(p, s.sent, 0)
+		input = s.segment(0)
 	}
 	s.start = time.Now()
 	pr, err := proc.Start(ctx, proc.Config{
@@ -357,7 +360,7 @@ func (s *session) openGates() {
 		if r := s.sent[s.l.gates[s.next].key]; r == nil || r.replies == 0 {
 			return
 		}
-		s.pr.Send(s.l.segment(s.p, s.sent, s.next+1))
+		s.pr.Send(s.segment(s.next + 1))
 	}
 }
 
@@ -524,7 +527,7 @@ func (s *session) judge() {
 	endedByItself := s.exited && ex.Stopped == ""
 	switch {
 	case s.spawned:
-		s.sp.judge(o, ex, s.timedOut, pending, p.cfg.Timeout)
+		s.sp.judge(o, p.cfg.Spawn, ex, s.timedOut, pending, p.cfg.Timeout)
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
 	case s.mustExit && s.timedOut:

@@ -27,7 +27,8 @@ const (
 	FindingHostArgv = "HOST_ARGV"
 	// FindingAgentPrecondition (FAIL): the vector sends a request the CLI
 	// sends only when the host started it a certain way, and this host did
-	// not (can_use_tool needs --permission-prompt-tool stdio); the double
+	// not (the double's end record says which: for the control protocol,
+	// can_use_tool needs --permission-prompt-tool stdio); the double
 	// withheld the request, and the message names the precondition.
 	FindingAgentPrecondition = "AGENT_PRECONDITION"
 	// FindingAgentNotStarted (CRASH, or TIMEOUT when the host hung): the
@@ -40,14 +41,43 @@ const (
 	FindingSessionEnded = "SESSION_ENDED"
 )
 
+// Spawn configures spawned mode (Config.Spawn): the IUT is started as
+// usual, and it starts the peer the vectors play (the control protocol's
+// agent, run by a host) as a child of its own. The runner writes, per
+// vector, an executable wrapper named Name that runs Argv with the
+// vector's plan, puts the wrapper's directory first on the IUT's PATH and,
+// when Env is set, names the wrapper's path in that variable too.
+type Spawn struct {
+	// Argv is the argv prefix of the peer double, e.g. {"/path/conform",
+	// "agent-double"}; the runner appends the plan's flags (see [Plan]),
+	// "--" and the IUT's arguments to the peer.
+	Argv []string
+	// Name is the command the IUT looks for on its PATH, e.g. "claude".
+	Name string
+	// Env, when not empty, is the variable that also names the wrapper's
+	// path, e.g. "CONFORM_AGENT".
+	Env string
+}
+
+// where says, for messages, how the IUT finds the double.
+func (s *Spawn) where() string {
+	if s.Env == "" {
+		return fmt.Sprintf("it finds the agent as %s on its PATH", s.Name)
+	}
+	return fmt.Sprintf("it finds the agent as %s on its PATH or in %s", s.Name, s.Env)
+}
+
 // Plan is what the agent double plays in spawned mode, written as JSON to a
 // file whose path the double gets with --plan:
 //
-//	{"send":["<base64 line without LF>",...],"replies":[<request_id>,...],"timeout_ms":10000}
+//	{"send":["<base64 line without LF>",...],"await":[{"before":1,"id":<id>}],
+//	 "replies":[<correlation id>,...],"timeout_ms":10000}
 //
-// The double answers the host's own requests (initialize, then the user
-// turn), writes each send line to the host, waits up to TimeoutMS for a
-// control_response to every request_id in Replies, then ends the session.
+// The double answers the host's own requests (for the control protocol,
+// initialize, then the user turn), writes each send line to the host
+// (Send[Before] only once the host has replied to Await's id), waits up to
+// TimeoutMS for a reply to every correlation id in Replies, then ends the
+// session.
 // It appends every line the host wrote, except the host's own control
 // requests and user turns, to the --transcript file (one line each, as
 // received), and those to the --observed file; each argv it was started
@@ -61,14 +91,14 @@ type Plan struct {
 }
 
 // spawnFiles are the paths of one spawned vector, all in the IUT's
-// directory: the wrapper (bin/claude, also CONFORM_AGENT), the plan and
+// directory: the wrapper (bin/<Spawn.Name>, also in Spawn.Env), the plan and
 // the double's records.
 type spawnFiles struct {
 	bin, agent, plan, transcript, observed, argv, end string
 }
 
-// writeSpawn writes the plan and an executable wrapper bin/claude that
-// starts the agent double (Config.Spawn) with the plan's paths, then "--"
+// writeSpawn writes the plan and an executable wrapper bin/<Spawn.Name>
+// that starts the peer double (Spawn.Argv) with the plan's paths, then "--"
 // and the host's arguments. Only paths go through the wrapper's shell
 // line, each single-quoted; vector content stays in the plan file. The
 // plan is written as it is encoded, a line at a time (a generated line
@@ -82,14 +112,14 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 		argv:       filepath.Join(dir, "argv.jsonl"),
 		end:        filepath.Join(dir, "end.json"),
 	}
-	sf.agent = filepath.Join(sf.bin, "claude")
+	sf.agent = filepath.Join(sf.bin, p.cfg.Spawn.Name)
 	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.gates); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "make agent directory")
 	}
-	argv := append(append([]string{}, p.cfg.Spawn...), "--plan", sf.plan, "--transcript", sf.transcript,
+	argv := append(append([]string{}, p.cfg.Spawn.Argv...), "--plan", sf.plan, "--transcript", sf.transcript,
 		"--observed", sf.observed, "--argv", sf.argv, "--end", sf.end, "--max-line", fmt.Sprint(p.cfg.MaxLine), "--")
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
@@ -112,7 +142,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 
 // writePlan writes the [Plan] of lines to the file name: the JSON that
 // json.Marshal gives for it, encoded as it is written. Each gate becomes
-// an await entry, and its request_id one of the replies the double waits
+// an await entry, and its correlation id one of the replies the double waits
 // for.
 func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, gates []gate) error {
 	replies = slices.Clip(replies)
@@ -161,7 +191,7 @@ func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, ga
 		} else {
 			w.WriteByte(',')
 		}
-		fmt.Fprintf(w, `{"before":%d,"request_id":%s}`, g.before, g.key)
+		fmt.Fprintf(w, `{"before":%d,"id":%s}`, g.before, g.key)
 	}
 	if len(gates) > 0 {
 		w.WriteByte(']')
@@ -174,10 +204,10 @@ func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, ga
 	return err
 }
 
-// environ returns env with CONFORM_AGENT naming the wrapper and the
-// wrapper's directory first on PATH, so a host that looks for claude on
-// its PATH finds the double.
-func (sf *spawnFiles) environ(env []string) []string {
+// environ returns env with the wrapper's directory first on PATH, so an
+// IUT that looks for sp.Name on its PATH finds the double, and sp.Env (when
+// set) naming the wrapper.
+func (sf *spawnFiles) environ(env []string, sp *Spawn) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
@@ -185,7 +215,10 @@ func (sf *spawnFiles) environ(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "CONFORM_AGENT="+sf.agent)
+	if sp.Env == "" {
+		return out
+	}
+	return append(out, sp.Env+"="+sf.agent)
 }
 
 // watch returns a channel closed once the double has written its end
@@ -264,7 +297,7 @@ func readStats(path string) *double.Stats {
 // record says about the session, and how the host ended. pending are the
 // expected replies the runner did not see; timedOut is set when the host
 // neither ended nor let the double finish within the timeout.
-func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []string, timeout time.Duration) {
+func (sf *spawnFiles) judge(o *outcome, sp *Spawn, ex proc.Exit, timedOut bool, pending []string, timeout time.Duration) {
 	end := sf.readEnd()
 	if end == nil {
 		starts := 0
@@ -274,14 +307,18 @@ func (sf *spawnFiles) judge(o *outcome, ex proc.Exit, timedOut bool, pending []s
 			how = fmt.Sprintf("started the agent %d time(s), each for --version only, never for a session", starts)
 		}
 		if timedOut {
-			o.add(FindingAgentNotStarted, Timeout, "the host %s within %s (it finds the agent as claude on its PATH or in CONFORM_AGENT)", how, timeout)
+			o.add(FindingAgentNotStarted, Timeout, "the host %s within %s (%s)", how, timeout, sp.where())
 			return
 		}
-		o.add(FindingAgentNotStarted, Crash, "the host %s and exited (%s) (it finds the agent as claude on its PATH or in CONFORM_AGENT)", how, exitText(ex))
+		o.add(FindingAgentNotStarted, Crash, "the host %s and exited (%s) (%s)", how, exitText(ex), sp.where())
 		return
 	}
 	if len(end.Withheld) > 0 {
-		o.add(FindingAgentPrecondition, Fail, "the agent did not send can_use_tool %s: CLI %s sends can_use_tool only to a host that started it with --permission-prompt-tool stdio, and this host did not (see HOST_ARGV)", strings.Join(end.Withheld, ", "), double.CLIVersion)
+		why := end.WithheldWhy
+		if why == "" {
+			why = "the double withheld them"
+		}
+		o.add(FindingAgentPrecondition, Fail, "%s (requests %s; see HOST_ARGV)", why, strings.Join(end.Withheld, ", "))
 	}
 	if end.AwaitUnmet != "" {
 		o.add(FindingAwaitUnmet, "", awaitUnmet, end.AwaitUnmet)

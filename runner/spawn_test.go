@@ -114,7 +114,7 @@ func spawnConfig(t *testing.T, behaviour string, filters ...string) runner.Confi
 	t.Helper()
 	cfg := testConfig(t, behaviour, filters...)
 	cfg.Role = "host"
-	cfg.Spawn = []string{"/usr/bin/env", "CONFORM_FAKE_IUT=double", os.Args[0], "-test.run=^$"}
+	cfg.Spawn = &runner.Spawn{Argv: []string{"/usr/bin/env", "CONFORM_FAKE_IUT=double", os.Args[0], "-test.run=^$"}, Name: "claude", Env: "CONFORM_AGENT"}
 	cfg.Timeout = 10 * time.Second
 	return cfg
 }

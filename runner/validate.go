@@ -112,7 +112,7 @@ func CheckGolden(data []byte) error {
 }
 
 // VectorSchema compiles schemas/vector.schema.json of s.
-func VectorSchema(s *Suite) (*schema.Schema, error) { return s.Schemas.Compile(suite.VectorSchemaFile) }
+func VectorSchema(s *Suite) (*schema.Schema, error) { return s.Meta.Compile(suite.VectorSchemaFile) }
 
 // SuiteFS returns the suite's file system.
 func SuiteFS(s *Suite) fs.FS { return s.FS }

@@ -1,7 +1,7 @@
 package runner
 
 // What judging a line costs, so that the memory of one vector is bounded
-// at any flag values (README "Bounds"): a line is decoded, validated,
+// at any flag values (docs/running.md "Bounds"): a line is decoded, validated,
 // normalized and canonicalized, and its frame is compared with the golden
 // summary at the end; each of those holds memory in proportion to the
 // line's JSON values (members and items), not to its bytes alone. A line

@@ -3,7 +3,7 @@
 package runner_test
 
 // The zoo checks Linux containment: a cgroup or the subreaper holds every
-// process an IUT starts (README "Containment"). Elsewhere a process that
+// process an IUT starts (docs/containment.md "Containment"). Elsewhere a process that
 // leaves the group escapes by design.
 
 import (
@@ -381,8 +381,9 @@ func TestClosedStdoutEndsTheVector(t *testing.T) {
 }
 
 // TestIsolatedIUT: with Config.Isolate an IUT cannot read conform's
-// environment nor write the report (root only; README "Environment hygiene
-// and untrusted IUTs"); without it, it can, and the snooping IUT fails.
+// environment nor write the report (root only; docs/containment.md
+// "Environment hygiene and untrusted IUTs"); without it, it can, and the
+// snooping IUT fails.
 func TestIsolatedIUT(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {

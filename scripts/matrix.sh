@@ -3,8 +3,8 @@
 # docs/matrix.md and docs/matrix.html (the overview), docs/matrix/NAME.md and
 # NAME.html (a page per implementation: its failures grouped by cause),
 # docs/matrix/NAME*.svg (its badges), and the generated results block of each
-# profile's README.md (conform matrix --pages --readmes; README "Certification
-# matrix"). The CLI's page shows its releases from the timeline's recordings
+# profile's README.md (conform matrix --pages --readmes; docs/certification.md
+# "Certification matrix"). The CLI's page shows its releases from the timeline's recordings
 # (--trend). The same results give the same bytes: no dates, durations or
 # stderr; rows sorted by vector id; columns in the order of the list below.
 #
@@ -16,6 +16,8 @@
 #                                     there too
 #   scripts/matrix.sh --no-build      do not run the profiles' build.sh or install.sh
 #                                     (CI: earlier stages built and installed them)
+#   scripts/matrix.sh --suite mcp     the MCP suite's matrix instead (suites/mcp; docs/mcp-matrix.md,
+#                                     docs/mcp-matrix.html, docs/mcp-matrix/): the same code, another list
 #
 # $conform names the conform binary (default: built from this checkout).
 # CI (.ci/stages/85-matrix.sh) runs it and fails when the committed files
@@ -56,15 +58,36 @@ claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
 claude-code-sdk-java  host  1 impl/claude-code-sdk-java
 '
 
+# The MCP suite's servers (suites/mcp; each profile names the suite).
+mcp_certifications='
+mcp-reference         server 1 impl/mcp-reference --exact
+mcp-typescript        server 1 impl/mcp-typescript
+mcp-python            server 1 impl/mcp-python
+mcp-go-sdk            server 1 impl/mcp-go-sdk
+mcp-go-mark3labs      server 1 impl/mcp-go-mark3labs
+mcp-java              server 1 impl/mcp-java
+mcp-rust              server 1 impl/mcp-rust
+mcp-server-everything server 1 impl/mcp-server-everything
+mcp-server-filesystem server 1 impl/mcp-server-filesystem
+mcp-server-memory     server 1 impl/mcp-server-memory
+'
+
 reports=""
 build=1
+which=control
 while [ $# -gt 0 ]; do
   case "$1" in
     --reports) reports="${2:?--reports needs a directory}"; shift 2 ;;
     --no-build) build=0; shift ;;
-    *) echo "usage: scripts/matrix.sh [--reports DIR] [--no-build]" >&2; exit 2 ;;
+    --suite) which="${2:?--suite needs control or mcp}"; shift 2 ;;
+    *) echo "usage: scripts/matrix.sh [--suite control|mcp] [--reports DIR] [--no-build]" >&2; exit 2 ;;
   esac
 done
+case "$which" in
+  control) out=docs/matrix suite_args=() trend=(--trend claude-code=impl/claude-code-timeline/recordings) ;;
+  mcp) certifications=$mcp_certifications out=docs/mcp-matrix suite_args=(--suite suites/mcp) trend=() ;;
+  *) echo "scripts/matrix.sh: --suite is control or mcp" >&2; exit 2 ;;
+esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -116,9 +139,8 @@ while read -r -u 3 name role version target flags; do
 done 3<<< "$certifications"
 
 # Pages of implementations no longer listed must not linger.
-mkdir -p docs/matrix
-rm -f docs/matrix/*.md docs/matrix/*.html docs/matrix/*.svg
-trend=(--trend claude-code=impl/claude-code-timeline/recordings)
-"$conform" matrix "${from[@]}" "${trend[@]}" --format markdown --out docs/matrix.md --pages docs/matrix --readmes
-"$conform" matrix "${from[@]}" "${trend[@]}" --format html --out docs/matrix.html --pages docs/matrix
-echo "matrix: wrote docs/matrix.md, docs/matrix.html, docs/matrix/ and the profiles' results blocks" >&2
+mkdir -p "$out"
+rm -f "$out"/*.md "$out"/*.html "$out"/*.svg
+"$conform" matrix "${suite_args[@]}" "${from[@]}" "${trend[@]}" --format markdown --out "$out.md" --pages "$out" --readmes
+"$conform" matrix "${suite_args[@]}" "${from[@]}" "${trend[@]}" --format html --out "$out.html" --pages "$out"
+echo "matrix: wrote $out.md, $out.html, $out/ and the profiles' results blocks" >&2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Portable process control (issue 14, README "Containment"): the kit builds
+# Portable process control (issue 14, docs/containment.md "Containment"): the kit builds
 # and vets for macOS, Windows and FreeBSD, and the Windows build runs under
 # Debian's Wine: the internal/proc tests (the Job Object kills the whole
 # tree) and a certification of the reference, conform.exe run --

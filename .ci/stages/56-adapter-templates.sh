@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The adapter templates of impl/templates (one per language, the starting
-# point of "Certify your SDK" in README.md) are built and certified in
+# point of docs/certify-sdk.md) are built and certified in
 # spawned mode, so a maintainer starts from something that passes.
 # Measured here (2 cores): 179 s, most of it the Java run and the first
 # Rust build.

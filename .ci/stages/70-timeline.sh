@@ -7,3 +7,16 @@ echo "== Claude Code CLI release timeline: the two newest releases of impl/claud
 # impl/claude-code-timeline/timeline.sh (about 5 minutes for nine releases).
 # Measured here: about 2 minutes (installs cached: 1 minute).
 impl/claude-code-timeline/timeline.sh --check 2
+
+# Drift sees inside normalized values (issue 24, item 3): the initialize
+# response is normalized as a whole, and the committed recordings keep its
+# shape, so the drift from 2.1.321 to 2.1.332 names the member 2.1.331 added.
+echo "== drift 2.1.321 -> 2.1.332 names sandbox_enabled"
+rec=impl/claude-code-timeline/recordings
+"${conform:?}" drift "$rec/2.1.321" "$rec/2.1.332" >"$CI_TMP/drift-321-332.txt" || true
+if ! grep -q 'response.response.sandbox_enabled" (boolean) was added inside a normalized value' "$CI_TMP/drift-321-332.txt"; then
+  cat "$CI_TMP/drift-321-332.txt" >&2
+  echo "drift 2.1.321 -> 2.1.332 does not name sandbox_enabled" >&2
+  exit 1
+fi
+grep -m1 sandbox_enabled "$CI_TMP/drift-321-332.txt"

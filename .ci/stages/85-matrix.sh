@@ -15,6 +15,17 @@ if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
   exit 1
 fi
 
+echo "== the committed MCP matrix is current (docs/mcp-matrix.md, docs/mcp-matrix.html, docs/mcp-matrix/)"
+# From the reports stage 52 saved; the same code as the control matrix.
+scripts/matrix.sh --suite mcp --reports "$CI_TMP/reports" --no-build
+generated=(docs/mcp-matrix.md docs/mcp-matrix.html docs/mcp-matrix impl/mcp-*/README.md)
+if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+  git status --porcelain -- "${generated[@]}"
+  git --no-pager diff -- docs/mcp-matrix.md | head -n 80 || true
+  echo "the committed MCP matrix is stale: run scripts/matrix.sh --suite mcp and commit docs/mcp-matrix*, impl/mcp-*/README.md" >&2
+  exit 1
+fi
+
 # On a CI system with step summaries (GitHub Actions), the matrix is shown there.
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat docs/matrix.md >> "$GITHUB_STEP_SUMMARY"

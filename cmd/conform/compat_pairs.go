@@ -12,7 +12,6 @@ import (
 
 	"github.com/conform-kit/conform/internal/compat"
 	"github.com/conform-kit/conform/internal/kiterr"
-	"github.com/conform-kit/conform/internal/schema"
 )
 
 // pairsConfig is what every pair of a --pairs run shares: the options of
@@ -76,7 +75,9 @@ func compatPairs(ctx context.Context, path string, cfg pairsConfig, stdin io.Rea
 		defer f.Close()
 		in = f
 	}
-	schema.PrepareMeta() // one-time set-up, outside every pair's time
+	if cfg.opt.Catalog == nil {
+		cfg.opt.Catalog = compat.NewCatalog() // one-time set-up, outside every pair's time
+	}
 	r := bufio.NewReaderSize(in, 1<<16)
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()

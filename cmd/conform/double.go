@@ -5,16 +5,19 @@ import (
 	"io"
 
 	"github.com/conform-kit/conform/internal/double"
+	"github.com/conform-kit/conform/runner"
 )
 
-// agentDoubleCommand is the argv prefix of the agent double played by this
-// binary (runner.Config.Spawn): the same executable as [referenceCommand].
-func agentDoubleCommand() ([]string, error) {
+// agentDoubleCommand is the spawned mode of the control protocol
+// (runner.Config.Spawn): the agent double played by this binary (the same
+// executable as [referenceCommand]), found by a host as the CLI is, as
+// claude on its PATH or in CONFORM_AGENT ([double.Command], [double.EnvVar]).
+func agentDoubleCommand() (*runner.Spawn, error) {
 	ref, err := referenceCommand("agent", 1)
 	if err != nil {
 		return nil, err
 	}
-	return []string{ref[0], "agent-double"}, nil
+	return &runner.Spawn{Argv: []string{ref[0], "agent-double"}, Name: double.Command, Env: double.EnvVar}, nil
 }
 
 // cmdAgentDouble is the hidden "agent-double" command ([double.Main]).

@@ -88,7 +88,11 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if len(impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version") || flagSet(fl, "filter")) {
 		return usageError(stderr, "matrix", "--role, --version and --filter choose what --impl runs; a saved report (--from) names its own")
 	}
-	s, err := openSuite(*suiteDir, false)
+	list, dir, err := suiteOfAll(impls, *suiteDir)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	s, err := openSuite(dir, false)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -113,12 +117,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
 	}
 	start := time.Now()
-	for _, spec := range impls {
-		name, value, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || value == "" {
-			return usageError(stderr, "matrix", "--impl %q: want NAME=PROFILE_DIR|reference|COMMAND", spec)
-		}
-		isProfile := isProfileDir(value)
+	for _, im := range list {
+		name := im.Name
 		var prf *profile.Profile
 		for _, role := range roleList {
 			for _, version := range versionList {
@@ -129,21 +129,12 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 						inv = append(inv, "--"+f, fl.Lookup(f).Value.String())
 					}
 				}
-				switch {
-				case value == "reference":
-					if cfg.Command, err = referenceCommand(role, version); err != nil {
-						return fail(stderr, err)
-					}
-					cfg.Implementation = "conform reference (Go)"
-				case isProfile:
-					if prf, err = applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
-						return fail(stderr, err)
-					}
-					inv = append(inv, "--profile", value)
-				default:
-					if cfg.Command, err = resolveArgs(stderr, strings.Fields(value)); err != nil {
-						return fail(stderr, err)
-					}
+				if prf, err = im.configure(&cfg, flagSet(fl, "timeout"), stderr); err != nil {
+					return fail(stderr, err)
+				}
+				if im.Profile != "" {
+					inv = append(inv, "--profile", im.Profile)
+				} else if !im.Reference {
 					cfg.Implementation = filepath.Base(cfg.Command[0])
 				}
 				if *suiteDir != "" {
@@ -152,8 +143,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if flagSet(fl, "timeout") {
 					inv = append(inv, "--timeout", timeout.String())
 				}
-				if value != "reference" && !isProfile {
-					inv = append(append(inv, "--"), cfg.Command...)
+				if im.Command != nil {
+					inv = append(inv, im.invocation(cfg.Command)...)
 				}
 				began := time.Now()
 				rep, err := runner.Run(ctx, cfg)
@@ -168,7 +159,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				}
 				rep.Invocation = inv
 				describe(rep, prf)
-				if value == "reference" {
+				if im.Reference {
 					describeReference(rep)
 				}
 				fmt.Fprintf(stderr, "%s, %s role, v%d: %s (%s)\n", name, role, version, rep.Verdict, time.Since(began).Round(time.Millisecond))

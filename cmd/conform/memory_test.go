@@ -202,7 +202,7 @@ func codesOf(r runner.Result) []string {
 }
 
 // vectorMemory is the most memory one vector holds at once, in bytes, by
-// the formula README "Bounds" states: twice --max-vector-bytes (what the
+// the formula docs/running.md "Bounds" states: twice --max-vector-bytes (what the
 // vector keeps, and the work of comparing it at the end), 16 MiB of lines
 // read ahead, and three lines of --max-line (one more queued when a line
 // is longer than 16 MiB, the one being read, the one being judged).
@@ -213,7 +213,7 @@ func vectorMemory(maxVectorBytes, maxLine int64) int64 {
 // TestPeakMemoryFormula: at raised flag values, an IUT whose reply has as
 // many members as the budget admits, and one whose reply has 1,000,000
 // members (13 MB), keep conform's peak resident memory within the formula
-// README "Bounds" states: a run's own baseline (measured here on a
+// docs/running.md "Bounds" states: a run's own baseline (measured here on a
 // passing vector) plus the heap's headroom of half its live part over
 // vectorMemory. Before issue 22 the 1,000,000 members took 1.29 GB with
 // --max-line 64 MiB and --max-vector-bytes 256 MiB (about four times what

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/internal/profile"
@@ -57,46 +56,33 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
-	s, err := openSuite(*suiteDir, false)
+	list, dir, err := suiteOfAll(impls, *suiteDir)
 	if err != nil {
 		return fail(stderr, err)
+	}
+	s, err := openSuite(dir, false)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if *role == "" {
+		for _, im := range list {
+			if _, r, _ := im.suiteOf(); r != "" {
+				*role = r
+			}
+		}
 	}
 	if *role, err = resolveRole(s, *version, *role); err != nil {
 		return usageError(stderr, "parity", "%v", err)
 	}
 	base := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs}
 	var targets []runner.Target
-	seen := map[string]bool{}
-	for _, spec := range impls {
-		name, value, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || value == "" {
-			return usageError(stderr, "parity", "--impl %q: want NAME=PROFILE_OR_COMMAND", spec)
+	for _, im := range list {
+		cfg := runner.Config{Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Role: *role, Version: *version}
+		if _, err := im.configure(&cfg, flagSet(fl, "timeout"), stderr); err != nil {
+			return fail(stderr, err)
 		}
-		if seen[name] {
-			return usageError(stderr, "parity", "implementation name %q used twice", name)
-		}
-		seen[name] = true
-		cfg := runner.Config{Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
-		switch {
-		case value == "reference":
-			cmd, err := referenceCommand(*role, *version)
-			if err != nil {
-				return fail(stderr, err)
-			}
-			cfg.Command = cmd
-		case isProfileDir(value):
-			if _, err := applyProfileExpect(&cfg, value, flagSet(fl, "timeout")); err != nil {
-				return fail(stderr, err)
-			}
-		default:
-			cmd, err := resolveArgs(stderr, strings.Fields(value))
-			if err != nil {
-				return fail(stderr, err)
-			}
-			cfg.Command = cmd
-		}
-		cfg.Implementation = name
-		targets = append(targets, runner.Target{Name: name, Config: cfg})
+		cfg.Implementation = im.Name
+		targets = append(targets, runner.Target{Name: im.Name, Config: cfg})
 	}
 	start := time.Now()
 	cfgs := make([]*runner.Config, len(targets))

@@ -344,7 +344,7 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 		}
 		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cmd...)
 	}
-	cfg.Spawn = []string{self[0], "agent-tap", "--cli", prof.Command[0]}
+	cfg.Spawn = &runner.Spawn{Argv: []string{self[0], "agent-tap", "--cli", prof.Command[0]}, Name: double.Command, Env: double.EnvVar}
 	// Fail fast reads the agent double's session records, which the tap in
 	// front of the real CLI does not write: every vector runs.
 	cfg.NoFailFast = true
@@ -354,7 +354,7 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		cfg.Spawn = append(cfg.Spawn, "--env", k+"="+prof.Env[k])
+		cfg.Spawn.Argv = append(cfg.Spawn.Argv, "--env", k+"="+prof.Env[k])
 	}
 	what := prof.Implementation
 	if what == "" {

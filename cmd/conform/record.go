@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -63,6 +62,18 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *prof != "" && fl.NArg() > 0 {
 		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both"))
 	}
+	if *prof != "" {
+		d, r, err := implementation{Profile: *prof}.suiteOf()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if *suiteDir == "" {
+			*suiteDir = d
+		}
+		if *role == "" {
+			*role = r
+		}
+	}
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
@@ -71,31 +82,17 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, "record", "%v", err)
 	}
 	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Jobs: *jobs, Timeout: *timeout}
-	if *prof != "" {
-		if _, err := applyProfileExpect(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	if cmd := fl.Args(); len(cmd) > 0 {
-		cmd, err := resolveArgs(stderr, cmd)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Command = cmd
-		cfg.Implementation = filepath.Base(cmd[0])
-	}
-	ver := *implVersion
-	if len(cfg.Command) == 0 && !isKitSuite(s) {
+	im := implementation{Profile: *prof, Command: fl.Args()}
+	im.Reference = im.Profile == "" && len(im.Command) == 0
+	if im.Reference && !isKitSuite(s) {
 		return usageError(stderr, "record", "suite %q is not the kit's own: give --profile or the implementation's command after --", s.Manifest.Name)
 	}
-	if len(cfg.Command) == 0 {
-		if cfg.Command, err = referenceCommand(cfg.Role, cfg.Version); err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Implementation = "conform reference (Go)"
-		if ver == "auto" {
-			ver = "conform " + runner.BuildKit().Version
-		}
+	if _, err := im.configure(&cfg, flagSet(fl, "timeout"), stderr); err != nil {
+		return fail(stderr, err)
+	}
+	ver := *implVersion
+	if im.Reference && ver == "auto" {
+		ver = "conform " + runner.BuildKit().Version
 	}
 	if ver == "auto" {
 		ver = probeVersion(ctx, cfg.Command, cfg.Env)

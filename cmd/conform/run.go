@@ -286,7 +286,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
 	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
 	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
-	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; README \"Containment\"); more is PROCESS_LIMIT")
+	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; docs/containment.md \"Containment\"); more is PROCESS_LIMIT")
 	var maxMemory byteSize
 	fl.Var(&maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
 	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
@@ -345,6 +345,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer tuneRunGC()()
+	if *prof != "" {
+		// A profile names the suite it is certified against, and its role.
+		d, r, err := implementation{Profile: *prof}.suiteOf()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if *suiteDir == "" {
+			*suiteDir = d
+		}
+		if *role == "" {
+			*role = r
+		}
+	}
 	// A run reads (and checks) every vector and golden file it uses: their
 	// digests are checked then, not also at load; what the last run of
 	// this suite by this binary found valid is not checked again (the
@@ -409,47 +422,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// would be a false certificate.
 		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both (the profile's command is in %s)", filepath.Join(*prof, "profile.json")))
 	}
-	expectPath := *expectFile
-	var prf *profile.Profile
-	if *prof != "" {
-		if prf, err = applyProfile(&cfg, *prof, flagSet(fl, "timeout")); err != nil {
-			return fail(stderr, err)
-		}
-		if expectPath == "" && prf.ExpectFail != "" {
-			// The profile's own list is read inside its folder only.
-			if cfg.ExpectFail, err = prf.ExpectFailures(); err != nil {
-				return fail(stderr, err)
-			}
-		}
-	}
-	if cmd := fl.Args(); len(cmd) > 0 {
-		if cmd, err = resolveArgs(stderr, cmd); err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Command = cmd
-		if cfg.Implementation = *name; cfg.Implementation == "" {
-			cfg.Implementation = filepath.Base(cmd[0])
-		}
-	} else if *name != "" {
+	// The implementation under test, named as every command names one.
+	im := implementation{Name: *name, Profile: *prof, Command: fl.Args()}
+	switch {
+	case *name != "" && len(im.Command) == 0:
 		return usageError(stderr, "run", "--name names an IUT command given after --")
+	case *mode == profile.ModeSpawned && len(im.Command) == 0:
+		return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
+	}
+	im.Reference = im.Profile == "" && len(im.Command) == 0
+	// A list given with --expect-fail replaces the profile's.
+	expectPath := *expectFile
+	prf, err := im.configure(&cfg, flagSet(fl, "timeout"), stderr)
+	if err != nil {
+		return fail(stderr, err)
 	}
 	if *mode == profile.ModeSpawned {
-		if len(cfg.Command) == 0 {
-			return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
-		}
 		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
 			return fail(stderr, err)
 		}
 	}
-	isReference := len(cfg.Command) == 0
-	if isReference {
-		cmd, err := referenceCommand(cfg.Role, cfg.Version)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		cfg.Command = cmd
-		cfg.Implementation = "conform reference (Go)"
-	}
+	isReference := im.Reference
 	if *agent != "" {
 		if err := useRealAgent(&cfg, agentProfileDir(*agent), stderr); err != nil {
 			return fail(stderr, err)
@@ -628,7 +621,7 @@ func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
 // resolveArgs makes the relative paths among the IUT arguments after the
 // program absolute against the caller's working directory, since the IUT
 // runs in a fresh empty one (the runner does the same for the program
-// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (README
+// itself): "-- node agent.js" runs /caller/dir/agent.js. The rule (docs/running.md
 // "How a run works"): an argument that names an existing file relative to
 // here, or that is ".", "..", or starts with "./" or "../" and names an
 // existing file or directory, is made absolute, with a note on stderr. An
@@ -901,7 +894,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
-	role := fl.String("role", "agent", "dry run: list the session vectors of this role that conform run would run")
+	role := fl.String("role", "", "dry run: list the session vectors of this `role` that conform run would run (default: the version's first)")
 	var filters, skips, levels multiFlag
 	fl.Var(&filters, "filter", "dry run: as conform run --filter (a doublestar `glob`; repeatable)")
 	fl.Var(&skips, "skip", "dry run: as conform run --skip (a doublestar `glob`; repeatable)")
@@ -972,6 +965,9 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		if vs, _, err = s.Vectors(ver); err != nil {
 			return fail(stderr, err)
 		}
+	}
+	if *role, err = resolveRole(s, *version, *role); err != nil {
+		return usageError(stderr, "list", "%v", err)
 	}
 	cfg := runner.Config{Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList}
 	if *shard != "" {

@@ -78,9 +78,15 @@ func TestHelpNamesEveryVerdict(t *testing.T) {
 			t.Errorf("run -h lacks a line %q with exit status %d", v, code)
 		}
 	}
-	for name, text := range map[string]string{"--help": helpTail, "run -h": runHelpTail} {
-		for _, doc := range []string{"docs/findings.md", "docs/first-implementation.md", "README.md"} {
-			if !strings.Contains(text, doc) {
+	for name, c := range map[string]struct {
+		text string
+		docs []string
+	}{
+		"--help": {helpTail, []string{"docs/findings.md", "docs/first-implementation.md", "README.md", "docs/commands.md"}},
+		"run -h": {runHelpTail, []string{"docs/findings.md", "docs/first-implementation.md", "docs/running.md"}},
+	} {
+		for _, doc := range c.docs {
+			if !strings.Contains(c.text, doc) {
 				t.Errorf("%s does not point to %s", name, doc)
 			}
 		}

@@ -223,7 +223,7 @@ func validateProfile(s *runner.Suite, path string, data []byte) ([]string, error
 	if err != nil {
 		return []string{err.Error()}, nil
 	}
-	sch, err := s.Schemas.Compile(profile.SchemaFile)
+	sch, err := s.Meta.Compile(profile.SchemaFile)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,22 @@
 // github.com/mark3labs/mcp-go v1.2.1, written as the library's README
 // Quickstart shows (server.NewMCPServer, mcp.NewTool with property options,
 // s.AddTool, server.ServeStdio). The same five tools as every impl/mcp-*
-// server: echo, add, fail, progress, slow.
+// server: echo, add, fail, progress, slow; and the three that ask the client
+// (roots, sample, elicit), written as the library's docs show
+// (www/docs/pages/servers/advanced-sampling.mdx, elicitation.mdx,
+// advanced.mdx "Roots"): EnableSampling, WithElicitation and WithRoots at
+// set-up, then RequestRoots, RequestSampling and RequestElicitation from
+// inside a tool handler. The server does not check the client's
+// capabilities itself: whatever the library does is what the suite sees.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -17,7 +25,9 @@ import (
 )
 
 func main() {
-	s := server.NewMCPServer("conform-mcp-go-mark3labs", "0.1.0", server.WithToolCapabilities(false), server.WithRecovery())
+	s := server.NewMCPServer("conform-mcp-go-mark3labs", "0.1.0", server.WithToolCapabilities(false), server.WithRecovery(),
+		server.WithElicitation(), server.WithRoots())
+	s.EnableSampling()
 
 	s.AddTool(mcp.NewTool("echo",
 		mcp.WithDescription("Returns its text argument as text content."),
@@ -91,6 +101,73 @@ func main() {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	})
+
+	// A request the library did not send, or that the client answered with
+	// a JSON-RPC error: an isError result with the library's error text.
+	s.AddTool(mcp.NewTool("roots",
+		mcp.WithDescription("Asks the client for roots/list and returns the root URIs, one per line."),
+	), func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := s.RequestRoots(ctx, mcp.ListRootsRequest{})
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		uris := make([]string, 0, len(res.Roots))
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		return mcp.NewToolResultText(strings.Join(uris, "\n")), nil
+	})
+
+	s.AddTool(mcp.NewTool("sample",
+		mcp.WithDescription("Asks the client for sampling/createMessage with the prompt and returns the model's text."),
+		mcp.WithString("prompt", mcp.Required()),
+	), func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		prompt, err := request.RequireString("prompt")
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		res, err := s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(prompt)}},
+			MaxTokens: 100,
+		}})
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		t, ok := res.Content.(mcp.TextContent)
+		if !ok {
+			return mcp.NewToolResultError("the client's sampling result has no text content"), nil
+		}
+		return mcp.NewToolResultText(fmt.Sprintf("%s (model %s)", t.Text, res.Model)), nil
+	})
+
+	s.AddTool(mcp.NewTool("elicit",
+		mcp.WithDescription("Asks the client for elicitation/create (a form with one string field, name) and returns the action and content."),
+		mcp.WithString("message", mcp.Required()),
+	), func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		message, err := request.RequireString("message")
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		res, err := s.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+			Message: message,
+			RequestedSchema: map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"name": map[string]any{"type": "string", "title": "Name"}},
+				"required":   []string{"name"},
+			},
+		}})
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		if res.Action == mcp.ElicitationResponseActionAccept && res.Content != nil {
+			b, err := json.Marshal(res.Content)
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText("accept " + string(b)), nil
+		}
+		return mcp.NewToolResultText(string(res.Action)), nil
 	})
 
 	if err := server.ServeStdio(s); err != nil {

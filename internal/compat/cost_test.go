@@ -145,10 +145,11 @@ func TestCompareMemoryBound(t *testing.T) {
 }
 
 func BenchmarkCost(b *testing.B) {
+	cat := compat.NewCatalog() // as a batch (compat --pairs) builds it once
 	for _, c := range costCases() {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := compat.Compare(context.Background(), c.old, c.new, compat.Options{}); err != nil {
+				if _, err := compat.Compare(context.Background(), c.old, c.new, compat.Options{Catalog: cat}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -159,11 +160,12 @@ func BenchmarkCost(b *testing.B) {
 // BenchmarkFanOut measures how the cost of a $ref fan-out grows with its
 // depth (issue 23: it doubled per level before).
 func BenchmarkFanOut(b *testing.B) {
+	cat := compat.NewCatalog() // as a batch (compat --pairs) builds it once
 	for _, depth := range []int{4, 8, 12, 16} {
 		old, nw := fanOut(depth, false), fanOut(depth, true)
 		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := compat.Compare(context.Background(), old, nw, compat.Options{}); err != nil {
+				if _, err := compat.Compare(context.Background(), old, nw, compat.Options{Catalog: cat}); err != nil {
 					b.Fatal(err)
 				}
 			}

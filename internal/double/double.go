@@ -58,6 +58,14 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 )
 
+// Command is the name a host looks for the CLI by on its PATH, and EnvVar
+// the variable that names the double's wrapper too (runner.Spawn.Name and
+// Env: the Agent SDKs look for claude on PATH; CONFORM_AGENT is ours).
+const (
+	Command = "claude"
+	EnvVar  = "CONFORM_AGENT"
+)
+
 // CLIVersion is the CLI release the double stands in for, and VersionLine
 // what that release prints for --version, -v and -V (observed: exit status
 // 0, nothing on stderr, stdin not read).
@@ -104,7 +112,7 @@ const (
 // that a big integer or an escaped string is compared exactly (by its RFC
 // 8785 form, as the runner does).
 //
-//	{"send":["<base64 line without LF>",...],"await":[{"before":1,"request_id":<id>}],
+//	{"send":["<base64 line without LF>",...],"await":[{"before":1,"id":<id>}],
 //	 "replies":[<request_id>,...],"timeout_ms":10000}
 //
 // An await entry holds back Send[before] and the lines after it until the
@@ -120,7 +128,7 @@ type Plan struct {
 // has replied to RequestID.
 type PlanAwait struct {
 	Before    int             `json:"before"`
-	RequestID json.RawMessage `json:"request_id"`
+	RequestID json.RawMessage `json:"id"`
 }
 
 // ReadPlan reads and checks a plan file: every send item must be valid
@@ -222,6 +230,9 @@ type Stats struct {
 	// double did not send because the host did not start it with
 	// --permission-prompt-tool stdio, in plan order.
 	Withheld []string `json:"withheld,omitempty"`
+	// WithheldWhy says, for the runner's AGENT_PRECONDITION finding, why
+	// the Withheld requests were not sent (empty when none were).
+	WithheldWhy string `json:"withheld_why,omitempty"`
 	// AwaitUnmet is the canonical request_id whose reply the plan waited
 	// for and never got (Plan.Await), so the lines after it were not
 	// written; Unsent lists the request_ids of those lines, which are not
@@ -229,6 +240,11 @@ type Stats struct {
 	AwaitUnmet string   `json:"await_unmet,omitempty"`
 	Unsent     []string `json:"unsent,omitempty"`
 }
+
+// withheldWhy is Stats.WithheldWhy: the precondition the CLI puts on
+// can_use_tool (observed on 2.1.321 to 2.1.332; docs/double.md).
+const withheldWhy = "the agent did not send can_use_tool: CLI " + CLIVersion +
+	" sends can_use_tool only to a host that started it with --permission-prompt-tool stdio, and this host did not"
 
 const defaultSessionID = "00000000-0000-4000-8000-000000000000"
 
@@ -361,6 +377,7 @@ play:
 		b, _ := base64.StdEncoding.DecodeString(s) // checked by ReadPlan
 		if id, ok := canUseTool(b); ok && !stdio {
 			st.Withheld = append(st.Withheld, id)
+			st.WithheldWhy = withheldWhy
 			delete(d.pending, id)
 			continue
 		}

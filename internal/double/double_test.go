@@ -278,7 +278,7 @@ func TestCanUseToolNeedsPermissionPromptStdio(t *testing.T) {
 	}
 	h.w.Close()
 	r.wait(t)
-	want := &Stats{Played: true, HostEOF: true, End: EndReplies, Withheld: []string{`"req-1"`}}
+	want := &Stats{Played: true, HostEOF: true, End: EndReplies, Withheld: []string{`"req-1"`}, WithheldWhy: withheldWhy}
 	if diff := cmp.Diff(want, r.st); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}

@@ -206,12 +206,12 @@ type differ struct {
 	// index (nil when a recording kept none).
 	oldShapes, newShapes []map[string]any
 	enums                map[string]map[string]bool
-	env            *envelope.Envelope
-	discriminators []string
-	codes          []string
-	vector         string
-	findings       []Finding
-	verdicts       map[string]string
+	env                  *envelope.Envelope
+	discriminators       []string
+	codes                []string
+	vector               string
+	findings             []Finding
+	verdicts             map[string]string
 }
 
 func (d *differ) add(rule, ptr, in string, old, new any, format string, args ...any) {

@@ -91,9 +91,14 @@ type ClassSpec struct {
 //	{"path": "/method", "prefix": "notifications/"}
 //	{"path": "/id", "present": true}
 //	{"path": "/id", "absent": true}
+//	{"path": "/result/tools", "some": [{"path": "/name", "equals": "echo"}]}
+//	{"path": "/result", "not": [{"path": "/isError", "equals": true}]}
 //
 // Equals and In compare RFC 8785 forms, so 1 and 1.0 are equal and "1" and
-// 1 are not. Present holds for any value, null included.
+// 1 are not. Present holds for any value, null included. Some holds when
+// the value is an array with an element for which every nested predicate
+// holds (their paths relative to the element); Not when the value is
+// present and not every nested predicate holds for it.
 type Predicate struct {
 	Path    string            `json:"path"`
 	Equals  json.RawMessage   `json:"equals,omitempty"`
@@ -101,6 +106,8 @@ type Predicate struct {
 	Prefix  *string           `json:"prefix,omitempty"`
 	Present bool              `json:"present,omitempty"`
 	Absent  bool              `json:"absent,omitempty"`
+	Some    []Predicate       `json:"some,omitempty"`
+	Not     []Predicate       `json:"not,omitempty"`
 }
 
 // Envelope is a compiled [Spec]. Its methods are safe for concurrent use.
@@ -147,6 +154,8 @@ type pred struct {
 	// want holds the RFC 8785 forms of equals (one) or in (several).
 	want   []string
 	prefix string
+	// sub is the nested match of some and not.
+	sub Match
 }
 
 const (
@@ -155,6 +164,8 @@ const (
 	testPrefix
 	testPresent
 	testAbsent
+	testSome
+	testNot
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
@@ -277,8 +288,27 @@ func CompileMatch(ps []Predicate) (Match, error) {
 			n++
 			c.test = testAbsent
 		}
+		for _, nested := range []struct {
+			list []Predicate
+			test int
+			name string
+		}{{p.Some, testSome, "some"}, {p.Not, testNot, "not"}} {
+			if nested.list == nil {
+				continue
+			}
+			n++
+			c.test = nested.test
+			if len(nested.list) == 0 {
+				return nil, fmt.Errorf("predicate %d (%s): %s has no predicate", i, p.Path, nested.name)
+			}
+			sub, err := CompileMatch(nested.list)
+			if err != nil {
+				return nil, fmt.Errorf("predicate %d (%s) %s: %w", i, p.Path, nested.name, err)
+			}
+			c.sub = sub
+		}
 		if n != 1 {
-			return nil, fmt.Errorf("predicate %d (%s): needs exactly one of equals, in, prefix, present, absent (has %d)", i, p.Path, n)
+			return nil, fmt.Errorf("predicate %d (%s): needs exactly one of equals, in, prefix, present, absent, some, not (has %d)", i, p.Path, n)
 		}
 		out = append(out, c)
 	}
@@ -382,6 +412,16 @@ func (p pred) String() string {
 		test = `"present": true`
 	case testAbsent:
 		test = `"absent": true`
+	case testSome, testNot:
+		parts := make([]string, len(p.sub))
+		for i, q := range p.sub {
+			parts[i] = q.String()
+		}
+		name := "some"
+		if p.test == testNot {
+			name = "not"
+		}
+		test = `"` + name + `": [` + strings.Join(parts, ", ") + `]`
 	}
 	b, _ := canon.Canonical(p.path)
 	return `{"path": ` + string(b) + ", " + test + "}"
@@ -397,6 +437,16 @@ func (p *pred) holds(frame any) bool {
 	case testPrefix:
 		s, isStr := v.(string)
 		return ok && isStr && strings.HasPrefix(s, p.prefix)
+	case testSome:
+		arr, isArr := v.([]any)
+		for _, e := range arr {
+			if isArr && p.sub.Holds(e) {
+				return true
+			}
+		}
+		return false
+	case testNot:
+		return ok && !p.sub.Holds(v)
 	}
 	if !ok {
 		return false
@@ -658,21 +708,30 @@ func prefixOf(a, b []string) bool {
 // to a request of the IUT). A template whose path to the id goes through a
 // non-object is returned with the id not set and ok false.
 func (c *Class) WithID(template, id any) (frame any, ok bool) {
-	frame = deepCopy(template)
-	if len(c.id) == 0 {
-		return id, true
+	return Set(template, c.id, id)
+}
+
+// Set returns a deep copy of v with x set at the pointer tokens, objects
+// made on the way where a member is missing (a frame built from a
+// template: a peer's reply, a send frame with bindings). With no tokens it
+// returns x. A path through a non-object (an array, a scalar) leaves the
+// copy unchanged there, and ok is false.
+func Set(v any, tokens []string, x any) (out any, ok bool) {
+	out = deepCopy(v)
+	if len(tokens) == 0 {
+		return x, true
 	}
-	if frame == nil {
-		frame = map[string]any{}
+	if out == nil {
+		out = map[string]any{}
 	}
-	cur, isObj := frame.(map[string]any)
+	cur, isObj := out.(map[string]any)
 	if !isObj {
-		return frame, false
+		return out, false
 	}
-	for i, t := range c.id {
-		if i == len(c.id)-1 {
-			cur[t] = id
-			return frame, true
+	for i, t := range tokens {
+		if i == len(tokens)-1 {
+			cur[t] = x
+			return out, true
 		}
 		next, exists := cur[t]
 		if !exists {
@@ -680,10 +739,10 @@ func (c *Class) WithID(template, id any) (frame any, ok bool) {
 			cur[t] = next
 		}
 		if cur, isObj = next.(map[string]any); !isObj {
-			return frame, false
+			return out, false
 		}
 	}
-	return frame, true
+	return out, true
 }
 
 func deepCopy(v any) any {

@@ -298,3 +298,36 @@ func TestRules(t *testing.T) {
 		t.Error("First does not match as the predicates say")
 	}
 }
+
+// TestSomeAndNot: some looks for an array element the nested predicates
+// hold for; not holds when they do not all hold for a present value.
+func TestSomeAndNot(t *testing.T) {
+	t.Parallel()
+	frame := parse(t, `{"result":{"tools":[{"name":"echo"},{"name":"add","x":1}],"isError":false}}`)
+	for _, tc := range []struct {
+		pred string
+		want bool
+	}{
+		{`{"path":"/result/tools","some":[{"path":"/name","equals":"add"},{"path":"/x","present":true}]}`, true},
+		{`{"path":"/result/tools","some":[{"path":"/name","equals":"echo"},{"path":"/x","present":true}]}`, false},
+		{`{"path":"/result/isError","some":[{"path":"","present":true}]}`, false},
+		{`{"path":"/result","not":[{"path":"/isError","equals":true}]}`, true},
+		{`{"path":"/result","not":[{"path":"/isError","equals":false}]}`, false},
+		{`{"path":"/missing","not":[{"path":"/a","present":true}]}`, false},
+	} {
+		var p envelope.Predicate
+		if err := json.Unmarshal([]byte(tc.pred), &p); err != nil {
+			t.Fatal(err)
+		}
+		m, err := envelope.CompileMatch([]envelope.Predicate{p})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.pred, err)
+		}
+		if got := m.Holds(frame); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.pred, got, tc.want)
+		}
+	}
+	if _, err := envelope.CompileMatch([]envelope.Predicate{{Path: "/a", Some: []envelope.Predicate{}}}); err == nil {
+		t.Error("an empty some compiled")
+	}
+}

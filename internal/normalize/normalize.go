@@ -23,6 +23,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -38,6 +39,13 @@ type Spec struct {
 	Drop bool `json:"drop,omitempty"`
 	// Keep lists the members an object keeps.
 	Keep []string `json:"keep,omitempty"`
+	// Default, when set, drops a value equal to it (RFC 8785 forms) as if
+	// it were absent (a member whose absence means the default, such as
+	// isError false); any other value is kept and normalized further.
+	Default json.RawMessage `json:"default,omitempty"`
+	// When limits the rule to frames for which every predicate holds (the
+	// IUT's own requests, say).
+	When []envelope.Predicate `json:"when,omitempty"`
 	// Placeholder is the replacement (any JSON value, null included);
 	// absent means the string "<" + Format + ">".
 	Placeholder json.RawMessage `json:"placeholder,omitempty"`
@@ -51,6 +59,10 @@ type Rule struct {
 	check       func(v any) bool
 	placeholder any
 	keep        map[string]bool
+	// def is the RFC 8785 form of Default ("" when unset); when the
+	// compiled When.
+	def  string
+	when envelope.Match
 }
 
 var (
@@ -74,6 +86,24 @@ func Compile(specs []Spec) ([]Rule, error) {
 		r := Rule{Spec: s, pattern: strings.TrimPrefix(s.Path, "/")}
 		if r.pattern == "" || !doublestar.ValidatePattern(r.pattern) {
 			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d: invalid path pattern %q", i, s.Path)
+		}
+		if s.Default != nil {
+			if s.Drop || s.Keep != nil || len(s.Placeholder) > 0 || s.Format != "" {
+				return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): default stands alone (no format, placeholder, drop or keep)", i, s.Path)
+			}
+			d, err := canon.CanonicalBytes(s.Default)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s): default", i, s.Path)
+			}
+			r.def = string(d)
+			s.Format = "any"
+		}
+		if s.When != nil {
+			m, err := envelope.CompileMatch(s.When)
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.NormalizerInvalid, err, "normalizer %d (%s): when", i, s.Path)
+			}
+			r.when = m
 		}
 		if s.Drop && s.Keep != nil {
 			return nil, kiterr.New(kiterr.NormalizerInvalid, "normalizer %d (%s): drop and keep exclude each other", i, s.Path)
@@ -264,6 +294,14 @@ func ApplyScoped(v any, rules []Rule, scope Scope) Result {
 		res.Shapes = map[string]any{}
 	}
 	w := walker{rules: rules, scope: scope, res: &res}
+	for i := range rules {
+		if rules[i].when != nil && !rules[i].when.Holds(v) {
+			if w.off == nil {
+				w.off = make([]bool, len(rules))
+			}
+			w.off[i] = true // not for this frame
+		}
+	}
 	res.Value, _ = w.walk(v, "", false)
 	return res
 }
@@ -272,6 +310,8 @@ type walker struct {
 	rules []Rule
 	scope Scope
 	res   *Result
+	// off[i] is true when rules[i]'s When does not hold for the frame.
+	off []bool
 }
 
 // walk returns the normalized v, and false when a drop rule removes it.
@@ -288,13 +328,19 @@ func (w *walker) walk(v any, ptr string, inUser bool) (any, bool) {
 		}
 		for i := range rules {
 			r := &rules[i]
-			if inUser && i < w.scope.General {
+			if inUser && i < w.scope.General || w.off != nil && w.off[i] {
 				continue
 			}
 			if !matchPath(r.pattern, ptr[1:]) {
 				continue
 			}
 			res.Matched[i] = true
+			if r.def != "" {
+				if b, err := canon.Canonical(v); err == nil && string(b) == r.def {
+					return nil, false // the default: as if absent
+				}
+				break // another value: kept, and normalized further
+			}
 			if !r.check(v) {
 				res.Mismatches = append(res.Mismatches, Mismatch{Pointer: ptr, Path: r.Path, Format: r.Format, Value: summarize(v)})
 				return v, true

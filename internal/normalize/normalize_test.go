@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 )
@@ -611,5 +612,36 @@ func TestShapes(t *testing.T) {
 	}
 	if res := normalize.Apply(v, rules); res.Shapes != nil {
 		t.Errorf("shapes kept without Scope.Shapes: %v", res.Shapes)
+	}
+}
+
+// TestDefaultAndWhen: a default-valued member is dropped and any other
+// value kept; a rule with when applies only to frames it holds for.
+func TestDefaultAndWhen(t *testing.T) {
+	t.Parallel()
+	rules, err := normalize.Compile([]normalize.Spec{
+		{Path: "/result/isError", Default: []byte("false")},
+		{Path: "/id", Format: "string", Placeholder: []byte(`"<server id>"`), When: []envelope.Predicate{{Path: "/method", Present: true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":1,"result":{"isError":false,"x":1}}`, `{"id":1,"result":{"x":1}}`},
+		{`{"id":1,"result":{"isError":true}}`, `{"id":1,"result":{"isError":true}}`},
+		{`{"id":"s-9","method":"roots/list"}`, `{"id":"<server id>","method":"roots/list"}`},
+		{`{"id":"s-9","result":{}}`, `{"id":"s-9","result":{}}`},
+	} {
+		v, err := canon.Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := canon.Canonical(normalize.Apply(v, rules).Value)
+		if string(got) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if _, err := normalize.Compile([]normalize.Spec{{Path: "/a", Default: []byte("1"), Format: "string"}}); err == nil {
+		t.Error("default with a format compiled")
 	}
 }

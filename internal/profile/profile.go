@@ -69,6 +69,12 @@ type Profile struct {
 	Language string `json:"language,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Issues   string `json:"issues,omitempty"`
+	// Suite is the folder of the suite the profile is certified against,
+	// relative to the profile's folder ("../../suites/mcp"); empty for the
+	// suite embedded in conform. Role is the role it plays (empty: the
+	// suite version's first). --suite and --role override them.
+	Suite string `json:"suite,omitempty"`
+	Role  string `json:"role,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 

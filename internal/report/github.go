@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/internal/compare"
@@ -133,9 +134,9 @@ func ParityGitHub(w io.Writer, pr *result.ParityReport, opt GitHubOptions) error
 		}
 	}
 	if pr.Passed {
-		workflowCommand(ew, "notice", "", "conform PARITY", fmt.Sprintf("%d implementations wrote the golden bytes on all %d required and recommended vectors", len(pr.Implementations), pr.Gated))
+		workflowCommand(ew, "notice", "", "conform PARITY", fmt.Sprintf("%d implementations wrote the golden bytes on all %d required and recommended vectors%s", len(pr.Implementations), pr.Gated, uncompared(pr)))
 	} else {
-		workflowCommand(ew, "error", "", "conform NO PARITY", fmt.Sprintf("%d of %d required and recommended vectors fail the parity gate", pr.Disagree, pr.Gated))
+		workflowCommand(ew, "error", "", "conform NO PARITY", fmt.Sprintf("%d of %d required and recommended vectors fail the parity gate%s", pr.Disagree, pr.Gated, uncompared(pr)))
 	}
 	return ew.err
 }
@@ -204,8 +205,8 @@ func ParityGitHubSummary(w io.Writer, pr *result.ParityReport) error {
 	if !pr.Passed {
 		gate = "NO PARITY"
 	}
-	fmt.Fprintf(ew, "### conform parity: %s\n\n`%s` v%d, %s role, suite digest `%s`; %d of %d required and recommended vectors disagree\n\n",
-		gate, mdCode(pr.Suite.Name), pr.Suite.Version, mdCell(pr.Suite.Role), mdCode(pr.Suite.Digest), pr.Disagree, pr.Gated)
+	fmt.Fprintf(ew, "### conform parity: %s\n\n`%s` v%d, %s role, suite digest `%s`; %d of %d required and recommended vectors disagree%s\n\n",
+		gate, mdCode(pr.Suite.Name), pr.Suite.Version, mdCell(pr.Suite.Role), mdCode(pr.Suite.Digest), pr.Disagree, pr.Gated, mdCell(uncompared(pr)))
 	fmt.Fprintf(ew, "| implementation | verdict | passed | failed | xfail | xpass | exact parity |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for i, rep := range pr.Reports {
 		c := rep.Summary
@@ -246,8 +247,12 @@ func parityRow(v result.ParityVector) string {
 			notRun = append(notRun, name+" "+short(st))
 		}
 	}
+	slices.Sort(notRun) // Statuses is a map
 	msg := fmt.Sprintf("%d groups of implementations wrote different bytes: [%s]", len(v.Groups), strings.Join(groups, "] vs ["))
-	if len(v.Groups) == 1 && v.Groups[0].Golden {
+	switch {
+	case v.Uncompared:
+		msg = "not compared: no implementation ran it"
+	case len(v.Groups) == 1 && v.Groups[0].Golden:
 		msg = "every implementation that ran it wrote the golden bytes, but its own run failed"
 	}
 	if len(notRun) > 0 {

@@ -172,3 +172,51 @@ func TestEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestParityUncomparedRows: a required row that every implementation
+// skipped is shown as not compared and left out of the gate's count, which
+// says how many such rows there were (text, annotations, step summary,
+// JUnit).
+func TestParityUncomparedRows(t *testing.T) {
+	t.Parallel()
+	a, b := passingReport(), passingReport()
+	a.Implementation.Name, b.Implementation.Name = "ref", "port"
+	pr := &runner.ParityReport{
+		Suite:           a.Suite,
+		Implementations: []runner.Implementation{a.Implementation, b.Implementation},
+		Reports:         []*runner.Report{a, b},
+		Vectors: []runner.ParityVector{
+			{ID: "initialize-minimal", Level: "required", Statuses: map[string]runner.Status{"ref": runner.Pass, "port": runner.Pass},
+				Groups: []runner.Group{{Implementations: []string{"ref", "port"}, Golden: true, Bytes: "{}"}}, Golden: "{}", Agree: true},
+			{ID: "needs-extra", Level: "required", Statuses: map[string]runner.Status{"ref": runner.Skipped, "port": runner.Skipped},
+				Groups: []runner.Group{{Implementations: []string{"ref", "port"}, Golden: true}}, Agree: true, Uncompared: true},
+		},
+		Passed: true, Gated: 1, Uncompared: 1,
+	}
+	const more = "1 more skipped or not run by every implementation"
+	text := string(render(t, func(w io.Writer) error { return report.ParityText(w, pr) }))
+	for _, want := range []string{
+		"needs-extra         SKIPPED SKIPPED  (not compared: no implementation ran it)\n",
+		"PARITY: 2 implementations wrote the golden bytes on all 1 required and recommended vectors; " + more + " (nothing compared)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("parity text lacks %q:\n%s", want, text)
+		}
+	}
+	out := string(render(t, func(w io.Writer) error {
+		return report.ParityGitHub(w, pr, report.GitHubOptions{StopToken: stopToken})
+	}))
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	level, props, msg := annotationOf(t, lines[len(lines)-1])
+	if level != "notice" || props["title"] != "conform PARITY" || !strings.Contains(msg, "on all 1 required and recommended vectors; "+more) {
+		t.Errorf("gate annotation %s %q %q, want a notice counting 1 compared row and %q", level, props["title"], msg, more)
+	}
+	summary := string(render(t, func(w io.Writer) error { return report.ParityGitHubSummary(w, pr) }))
+	if !strings.Contains(summary, "0 of 1 required and recommended vectors disagree; "+more) {
+		t.Errorf("step summary does not count 1 compared row and say %q:\n%s", more, summary)
+	}
+	junit := string(render(t, func(w io.Writer) error { return report.ParityJUnit(w, pr) }))
+	if !strings.Contains(junit, "not compared: no implementation ran it") {
+		t.Errorf("JUnit parity suite does not mark the row not compared:\n%s", junit)
+	}
+}

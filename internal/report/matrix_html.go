@@ -180,7 +180,7 @@ details > summary { cursor: pointer; color: #444; }
 parity only), FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, TIMEOUT, CRASH, XFAIL (failed as the implementation's expected-failure list
 says), XPASS, INVALID, NOT_RUN; — the implementation's report has no such vector. Informational vectors (blue when they differ)
 never decide a verdict. Text from implementations is shown with control and bidi characters spelled as <code>\uXXXX</code>.
-Regenerate: <code>conform matrix</code> (README "Certification matrix").</p>
+Regenerate: <code>conform matrix</code> (docs/certification.md "Certification matrix").</p>
 </body>
 </html>
 {{end}}

@@ -41,7 +41,10 @@ func ParityText(w io.Writer, pr *result.ParityReport) error {
 		for _, n := range names {
 			fmt.Fprintf(ew, "%-*s", width, short(v.Statuses[n]))
 		}
-		if !v.Agree {
+		switch {
+		case v.Uncompared:
+			fmt.Fprint(ew, " (not compared: no implementation ran it)")
+		case !v.Agree:
 			fmt.Fprintf(ew, " (%d groups)", len(v.Groups))
 			if len(v.Groups) == 1 {
 				fmt.Fprint(ew, " (not every implementation ran it)")
@@ -51,7 +54,7 @@ func ParityText(w io.Writer, pr *result.ParityReport) error {
 	}
 	fmt.Fprintln(ew, "(* informational: recorded, never fails the gate)")
 	for _, v := range pr.Vectors {
-		if v.Agree {
+		if v.Agree || v.Uncompared {
 			continue
 		}
 		fmt.Fprintf(ew, "\n--- %s (%s): %d groups\n", v.ID, v.Level, len(v.Groups))
@@ -74,13 +77,23 @@ func ParityText(w io.Writer, pr *result.ParityReport) error {
 	}
 	switch {
 	case pr.Passed:
-		fmt.Fprintf(ew, "PARITY: %d implementations wrote the golden bytes on all %d required and recommended vectors\n", len(names), pr.Gated)
+		fmt.Fprintf(ew, "PARITY: %d implementations wrote the golden bytes on all %d required and recommended vectors%s\n", len(names), pr.Gated, uncompared(pr))
 	case pr.Disagree > 0:
-		fmt.Fprintf(ew, "NO PARITY: on %d of %d required and recommended vectors the implementations do not all write the golden bytes (rows with more than one group above)\n", pr.Disagree, pr.Gated)
+		fmt.Fprintf(ew, "NO PARITY: on %d of %d required and recommended vectors the implementations do not all write the golden bytes (rows with more than one group above)%s\n", pr.Disagree, pr.Gated, uncompared(pr))
 	default:
-		fmt.Fprintf(ew, "NO PARITY: every implementation wrote the golden bytes on all %d required and recommended vectors, but at least one implementation's own run failed (see its counts above)\n", pr.Gated)
+		fmt.Fprintf(ew, "NO PARITY: every implementation wrote the golden bytes on all %d required and recommended vectors, but at least one implementation's own run failed (see its counts above)%s\n", pr.Gated, uncompared(pr))
 	}
 	return ew.err
+}
+
+// uncompared is what the gate's line adds when some required or
+// recommended rows were run by no implementation: they are not among the
+// counted (compared) rows, and the line says how many there were.
+func uncompared(pr *result.ParityReport) string {
+	if pr.Uncompared == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d more skipped or not run by every implementation (nothing compared)", pr.Uncompared)
 }
 
 func short(s result.Status) string {
@@ -111,7 +124,14 @@ func ParityJUnit(w io.Writer, pr *result.ParityReport) error {
 		Properties: []junitProperty{{"suite", pr.Suite.Name}, {"digest", pr.Suite.Digest}, {"gate", parityGate(pr)}}}
 	for _, v := range pr.Vectors {
 		c := junitCase{Name: v.ID, Classname: fmt.Sprintf("conform.v%d.%s.parity", pr.Suite.Version, pr.Suite.Role), Time: "0.000"}
-		if !v.Agree {
+		switch {
+		case v.Uncompared && v.Failed:
+			c.Failure = &junitMessage{Message: "not compared: no implementation ran it", Type: "PARITY"}
+			ps.Failures++
+		case v.Uncompared:
+			c.Skipped = &junitText{Body: "not compared: no implementation ran it"}
+			ps.Skipped++
+		case !v.Agree:
 			var groups []string
 			for _, g := range v.Groups {
 				tag := ""

@@ -29,8 +29,13 @@ type ParityVector struct {
 	Golden string `json:"golden"`
 	// Agree is true when every implementation ran the vector and wrote the
 	// golden bytes. Expected-failure lists do not excuse a difference here:
-	// parity is byte for byte.
+	// parity is byte for byte. A row every implementation SKIPPED agrees
+	// with nothing compared (Uncompared).
 	Agree bool `json:"agree"`
+	// Uncompared is true when no implementation ran the vector (each status
+	// SKIPPED, NOT_RUN or INVALID): there were no bytes to compare with the
+	// golden file.
+	Uncompared bool `json:"uncompared,omitempty"`
 	// Failed is true when the row fails the gate: a required or
 	// recommended row where the implementations do not all agree with the
 	// golden bytes, or where an implementation failed its own run
@@ -47,8 +52,14 @@ type ParityReport struct {
 	Vectors []ParityVector `json:"vectors"`
 	// Passed is true when no row failed and every report exits 0.
 	Passed bool `json:"passed"`
-	// Gated is the number of required and recommended rows (the rows the
-	// gate judges); Disagree is how many of them do not agree.
+	// Gated is the number of required and recommended rows that were
+	// compared (at least one implementation ran them); Disagree is how many
+	// of them do not agree.
 	Gated    int `json:"gated"`
 	Disagree int `json:"disagree"`
+	// Uncompared is the number of required and recommended rows that no
+	// implementation ran (each SKIPPED, NOT_RUN or INVALID): nothing was
+	// compared on them, so they are not in Gated. Such a row still fails the
+	// gate when a status on it is a failure (NOT_RUN, INVALID).
+	Uncompared int `json:"uncompared"`
 }

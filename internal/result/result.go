@@ -79,7 +79,7 @@ func Severity(s Status) int {
 }
 
 // Judge is the one rule that gives a vector that ran its status from its
-// findings (README "Verdicts" states it; the runner, the report reader and
+// findings (docs/running.md "Verdicts" states it; the runner, the report reader and
 // every printer apply it through this function):
 //
 //   - On an informational vector, a finding of status PROTOCOL_ERROR or
@@ -214,7 +214,7 @@ const (
 	FindingRequirementUnmet = "REQUIREMENT_UNMET"
 )
 
-// Bounds findings (README "Bounds").
+// Bounds findings (docs/running.md "Bounds").
 const (
 	// FindingBudgetExceeded: the control frames of one vector would have
 	// taken more than its byte budget (Config.MaxVectorBytes) leaves for
@@ -227,7 +227,7 @@ const (
 )
 
 // Bounds on what one result reports, so that a report stays readable and
-// its size bounded whatever the IUT wrote (README "Bounds"). Where a text
+// its size bounded whatever the IUT wrote (docs/running.md "Bounds"). Where a text
 // is cut it ends in "... (N bytes)", N its whole length.
 const (
 	// MaxExcerptBytes bounds Result.Expected and Result.Actual: the golden
@@ -242,7 +242,7 @@ const (
 	MaxValueBytes = 4 << 10
 )
 
-// Containment findings (README "Containment").
+// Containment findings (docs/containment.md "Containment").
 const (
 	// FindingProcessSurvived: a process of the IUT was still alive after
 	// the IUT's main process had ended and conform ended the vector. It
@@ -453,7 +453,7 @@ type Report struct {
 	Preflight *Result `json:"preflight,omitempty"`
 }
 
-// Verdicts of a run ([Report.Verdict]); README "Verdicts" says what each
+// Verdicts of a run ([Report.Verdict]); docs/running.md "Verdicts" says what each
 // means and which exit status goes with it.
 const (
 	// VerdictCertified: a full run in which every required and recommended

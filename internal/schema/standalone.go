@@ -123,19 +123,20 @@ func (refuseLoader) Load(url string) (any, error) {
 // and SCHEMA_INVALID for a $ref that does not resolve.
 //
 // Only the meta-schema is compiled (the document is its instance), so the
-// check costs one validation pass, not a compilation of every location.
-func (s *Standalone) CheckMeta() error {
+// check costs one validation pass, not a compilation of every location;
+// ms, when not nil, holds it compiled already ([NewMetaSchemas]).
+func (s *Standalone) CheckMeta(ms *MetaSchemas) error {
 	meta := s.metaURL
 	if m, ok := s.doc.(map[string]any); ok {
 		if u, ok := m["$schema"].(string); ok {
 			meta = u
 		}
 	}
-	ms, err := metaSchema(meta)
+	sch, err := ms.lookup(meta)
 	if err != nil {
 		return kiterr.Wrap(kiterr.SchemaUnsupported, err, "meta-schema %s", meta)
 	}
-	err = ms.Validate(s.doc)
+	err = sch.Validate(s.doc)
 	if err == nil {
 		return nil
 	}
@@ -175,12 +176,21 @@ func (s *Standalone) CheckMeta() error {
 	return &kiterr.Error{Code: kiterr.SchemaInvalid, Msg: "not valid against its draft's meta-schema at " + where + ": " + best}
 }
 
-// metaSchemas holds the compiled meta-schemas of the drafts jsonschema v6
-// embeds, compiled once per process on first use and never changed after
-// (a compiled *jsonschema.Schema is safe for concurrent validation): a
-// batch of many small schemas would otherwise spend most of its time
-// compiling the same meta-schema again.
-var metaSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
+// MetaSchemas are the compiled meta-schemas of the drafts jsonschema v6
+// embeds (2020-12, 2019-09, draft-07, draft-06, draft-04), keyed by their
+// $schema URL without "#". A compiled *jsonschema.Schema is safe for
+// concurrent validation and is never changed, so one MetaSchemas serves a
+// whole batch: a batch of many small schemas would otherwise spend most of
+// its time compiling the same meta-schema again. Build it with
+// [NewMetaSchemas]; a nil *MetaSchemas compiles the one meta-schema a
+// check needs.
+type MetaSchemas struct {
+	byURL map[string]*jsonschema.Schema
+}
+
+// NewMetaSchemas compiles the five meta-schemas (a few milliseconds; no
+// network: jsonschema v6 embeds them, and any other $ref is refused).
+func NewMetaSchemas() *MetaSchemas {
 	out := map[string]*jsonschema.Schema{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
@@ -190,12 +200,13 @@ var metaSchemas = sync.OnceValue(func() map[string]*jsonschema.Schema {
 			out[u] = sch
 		}
 	}
-	return out
-})
+	return &MetaSchemas{byURL: out}
+}
 
-// metaSchema returns the compiled meta-schema named by a $schema URL (with
-// or without "#", http or https), compiling an unknown one on its own.
-func metaSchema(u string) (*jsonschema.Schema, error) {
+// lookup returns the compiled meta-schema named by a $schema URL (with
+// or without "#", http or https), compiling one that ms lacks (or every
+// one when ms is nil) on its own.
+func (ms *MetaSchemas) lookup(u string) (*jsonschema.Schema, error) {
 	key := strings.TrimSuffix(u, "#")
 	for _, pre := range []string{"http://json-schema.org/draft-0", "https://json-schema.org/draft-0"} {
 		if strings.HasPrefix(key, pre) {
@@ -207,16 +218,12 @@ func metaSchema(u string) (*jsonschema.Schema, error) {
 			key = "https://json-schema.org/draft/" + strings.TrimPrefix(key, pre)
 		}
 	}
-	if sch, ok := metaSchemas()[key]; ok {
-		return sch, nil
+	if ms != nil {
+		if sch, ok := ms.byURL[key]; ok {
+			return sch, nil
+		}
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	return c.Compile(u)
 }
-
-// PrepareMeta compiles the meta-schemas that [Standalone.CheckMeta] uses,
-// once per process; later calls do nothing. A batch run calls it before
-// its first pair so that this set-up is not counted in that pair's time
-// (the peers' times exclude their imports likewise).
-func PrepareMeta() { metaSchemas() }

@@ -67,6 +67,9 @@ type Version struct {
 	// without keeping them in the summary.
 	PassOver []envelope.RuleSpec `json:"passOver,omitempty"`
 	Tolerate []envelope.RuleSpec `json:"tolerate,omitempty"`
+	// Peer is the version's scripted peer: answers to requests the IUT may
+	// send in any vector, tried after a vector's own peer rules.
+	Peer []PeerRule `json:"peer,omitempty"`
 	// AfterInput is what an IUT does once stdin closes: AfterInputEither
 	// (default), AfterInputExit or AfterInputKeepRunning.
 	AfterInput string `json:"afterInput,omitempty"`
@@ -152,6 +155,14 @@ func (v *Version) compile() error {
 	}
 	if v.tolerate, err = envelope.CompileRules("tolerate", v.Tolerate, true); err != nil {
 		return err
+	}
+	if len(v.Peer) > 0 && v.env.ReplyClass() == nil {
+		return fmt.Errorf("peer rules need a reply class in the envelope")
+	}
+	for i, p := range v.Peer {
+		if _, err := envelope.CompileMatch(p.Match); err != nil || len(p.Match) == 0 {
+			return fmt.Errorf("peer[%d]: match needs predicates that compile (%v)", i, err)
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range v.Roles {

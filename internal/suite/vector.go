@@ -81,8 +81,9 @@ type Vector struct {
 	// PassOver and Tolerate add to the version's frame rules.
 	PassOver []envelope.RuleSpec `json:"passOver,omitempty"`
 	Tolerate []envelope.RuleSpec `json:"tolerate,omitempty"`
-	// Requires are predicates some frame the IUT wrote in the version's
-	// preflight vector must satisfy for this vector to apply.
+	// Requires are predicates each of which some frame the IUT wrote in
+	// the version's preflight vector must satisfy (not necessarily the same
+	// frame) for this vector to apply.
 	Requires []envelope.Predicate `json:"requires,omitempty"`
 	// Args are appended to the IUT's command, Env added to its
 	// environment (both may use ${suite:PATH} and ${work}); Files are
@@ -110,6 +111,10 @@ type SendItem struct {
 	Line     *string   `json:"line,omitempty"`
 	Base64   *string   `json:"base64,omitempty"`
 	Generate *Generate `json:"generate,omitempty"`
+	// Bind, with Frame, sets values from replies the IUT already wrote into
+	// the frame before it is written (a pagination cursor). [Vector] checks
+	// that an await of each reply's id comes before the item.
+	Bind []Binding `json:"bind,omitempty"`
 	// Await is a correlation id (raw JSON, compared by its RFC 8785 form):
 	// the lines after it are written only once the IUT has replied to that
 	// request. It writes nothing itself. [Vector] checks that a request
@@ -129,6 +134,19 @@ func (it SendItem) AwaitKey() (string, bool) {
 		return string(it.Await), true
 	}
 	return string(k), true
+}
+
+// Binding takes the value at Path (a JSON Pointer) of the IUT's reply to
+// the request with id Reply and sets it at At (a JSON Pointer) in the
+// frame it belongs to. Where the reply has no value there, the frame gets
+// null, or with WhenPresent is not written at all (and a reply to it is
+// not expected): a pagination loop that follows a cursor only when there
+// is one.
+type Binding struct {
+	At          string `json:"at"`
+	Reply       any    `json:"reply"`
+	Path        string `json:"path"`
+	WhenPresent bool   `json:"whenPresent,omitempty"`
 }
 
 // PeerRule is one rule of a vector's scripted peer: a request the IUT
@@ -742,7 +760,22 @@ func (v *Vector) checkAwaits(ver *Version) error {
 		sent[envelope.Key(id)] = true
 	}
 	env := ver.Env()
+	awaited := map[string]bool{}
 	for i, it := range v.Send {
+		for j, b := range it.Bind {
+			if it.Frame == nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d]: bind needs a frame", v.Path, i)
+			}
+			if _, err := envelope.Tokens(b.At); err != nil || b.At == "" {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: at %q is not a JSON Pointer into the frame", v.Path, i, j, b.At)
+			}
+			if _, err := envelope.Tokens(b.Path); err != nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: path: %v", v.Path, i, j, err)
+			}
+			if !awaited[envelope.Key(b.Reply)] {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d] takes a value from the reply to %s, which no await before it waits for", v.Path, i, j, envelope.Key(b.Reply))
+			}
+		}
 		k, await := it.AwaitKey()
 		if !await {
 			if it.Frame != nil && env != nil {
@@ -760,6 +793,7 @@ func (v *Vector) checkAwaits(ver *Version) error {
 		if i+1 == len(v.Send) || v.Send[i+1].Await != nil {
 			return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits the reply to %s but no line follows it", v.Path, i, k)
 		}
+		awaited[k] = true
 	}
 	return nil
 }
