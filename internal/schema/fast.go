@@ -86,9 +86,12 @@ type fastNode struct {
 	// object
 	minProps, maxProps int // -1: none
 	required           []string
-	props              []fastProp // pinned (const/enum) members first
-	propIndex          map[string]*fastNode
-	patternProps       []fastPattern
+	// depRequired is dependentRequired: when the member named by a key is
+	// present, so must be every member its value names.
+	depRequired  map[string][]string
+	props        []fastProp // pinned (const/enum) members first
+	propIndex    map[string]*fastNode
+	patternProps []fastPattern
 	// additional: nil none; addFalse forbids other members; else a schema.
 	additional *fastNode
 	addFalse   bool
@@ -229,7 +232,7 @@ const (
 // other is a library node.
 const handled = kBool | kRef | kTypes | kEnum | kConst | kNot | kAllOf | kAnyOf | kOneOf | kIf | kThen | kElse |
 	kFormat | kMaxProperties | kMinProperties | kRequired | kProperties | kPatternProperties | kAdditionalProperties |
-	kPropertyNames |
+	kPropertyNames | kDependentRequired |
 	kMinItems | kMaxItems | kUniqueItems | kPrefixItems | kItems2020 | kMinLength | kMaxLength | kPattern |
 	kMaximum | kMinimum | kExclusiveMaximum | kExclusiveMinimum | kMultipleOf
 
@@ -432,6 +435,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		n.maxProps = *s.MaxProperties
 	}
 	n.required = s.Required
+	n.depRequired = s.DependentRequired
 	names := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
 		names = append(names, k)
@@ -465,7 +469,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	if s.PropertyNames != nil {
 		n.propNames = b.node(s.PropertyNames)
 	}
-	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.props) > 0 ||
+	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.depRequired) > 0 || len(n.props) > 0 ||
 		len(n.patternProps) > 0 || n.additional != nil || n.addFalse || n.uneval != nil || n.propNames != nil
 	// array
 	if s.MinItems != nil {
@@ -991,6 +995,15 @@ func (n *fastNode) object(obj map[string]any) bool {
 			return false
 		}
 	}
+	for k, names := range n.depRequired {
+		if _, ok := obj[k]; ok {
+			for _, r := range names {
+				if _, ok := obj[r]; !ok {
+					return false
+				}
+			}
+		}
+	}
 	if n.propNames != nil {
 		for k := range obj {
 			if !n.propNames.ok(k) {
@@ -1425,6 +1438,15 @@ func (n *fastNode) objectT(t *canon.Tape, i int) bool {
 	for _, r := range n.required {
 		if t.Member(i, r) < 0 {
 			return false
+		}
+	}
+	for k, names := range n.depRequired {
+		if t.Member(i, k) >= 0 {
+			for _, r := range names {
+				if t.Member(i, r) < 0 {
+					return false
+				}
+			}
 		}
 	}
 	if n.uneval != nil || n.propNames != nil {

@@ -390,6 +390,7 @@ func TestFastUnevaluated(t *testing.T) {
 		{"additionalProperties in allOf", `{` + hdr + `"allOf":[{"additionalProperties":true}],"unevaluatedProperties":false}`, false},
 		{"nested unevaluatedProperties", `{` + hdr + `"allOf":[{"properties":{"b":{}},"unevaluatedProperties":false}],"properties":{"a":{}},"unevaluatedProperties":false}`, false},
 		{"propertyNames", `{` + hdr + `"propertyNames":{"pattern":"^[a-z]+$","maxLength":1},"additionalProperties":{"type":"integer"}}`, true},
+		{"dependentRequired", `{` + hdr + `"dependentRequired":{"a":["b"],"c":[]},"properties":{"b":{"type":"string"}}}`, true},
 	}
 	instances := []string{`{}`, `{"a":1}`, `{"b":"x"}`, `{"b":1}`, `{"a":1,"b":"x"}`, `{"c":1}`, `{"c":"x"}`, `{"x1":1}`, `{"z":1}`, `{"a":1,"c":2}`, `{"A":1}`, `[]`, `1`}
 	for _, tc := range tests {
