@@ -21,6 +21,10 @@
 #   BENCH_ONLY      the sections to run, of "a b c d e" (default all; b needs
 #                   a; e is go test ./...)
 #   BENCH_KEEP=1    keep the temporary directory (suites, corpora, outputs)
+#   BENCH_BEFORE    a git revision (say main): section a also runs that
+#                   revision's conform, built from a temporary worktree, as a
+#                   third command of the same interleaved rounds, and prints
+#                   its rows ("before") beside those of the tree's
 #
 # Needs go, node/npm, python3 (venv) and /usr/bin/time. Exit status: 0 when
 # every measurement ran (met or not), 1 when one failed.
@@ -149,6 +153,12 @@ mkdir -p "$BIN"
 	go build -o "$BIN/canonbench" ./bench/canonbench &&
 	go build -o "$BIN/abtime" ./bench/abtime &&
 	go build -o "$BIN/gen" ./bench/gen)
+if [[ -n ${BENCH_BEFORE:-} ]]; then
+	log "building conform at $BENCH_BEFORE (before)"
+	git -C "$ROOT" worktree add -q --detach "$WORK/before-tree" "$BENCH_BEFORE"
+	(cd "$WORK/before-tree" && go build -o "$BIN/conform-before" ./cmd/conform)
+	git -C "$ROOT" worktree remove --force "$WORK/before-tree"
+fi
 # conform run keeps its suite index cache here, not in the user's cache.
 export CONFORM_CACHE=$WORK/conform-cache
 CONFORM=$BIN/conform
@@ -178,7 +188,17 @@ if only a || only b; then
 ab() {
 	local name=$1
 	shift
-	"$BIN/abtime" -rounds "$REPEAT" -warmup 1 -out "$WORK" ::: "$name-bare" "$@" >"$WORK/$name.ab" 2>"$WORK/$name.ab.err" || {
+	local args=("$@") before=()
+	if [[ -n ${BENCH_BEFORE:-} ]]; then
+		# The run command again, with the before binary: the arguments
+		# after the last ":::", its label and conform's path.
+		local i last=0
+		for ((i = 0; i < ${#args[@]}; i++)); do
+			[[ ${args[i]} == ::: ]] && last=$i
+		done
+		before=(::: "$name-before" "$BIN/conform-before" "${args[@]:last+3}")
+	fi
+	"$BIN/abtime" -rounds "$REPEAT" -warmup 1 -out "$WORK" ::: "$name-bare" "$@" "${before[@]}" >"$WORK/$name.ab" 2>"$WORK/$name.ab.err" || {
 		log "a. abtime $name failed:"
 		cat "$WORK/$name.ab.err" >&2
 		AB_RC=1
@@ -189,12 +209,20 @@ ab() {
 	AB_RUN_W=$(field "$name-run" wall) AB_RUN_C=$(field "$name-run" cpu) AB_SELF=$(field "$name-run" self)
 	AB_BARE_W=$(field "$name-bare" wall) AB_BARE_C=$(field "$name-bare" cpu) AB_RSS=$(field "$name-run" rss)
 	AB_RC=$(($(field "$name-run" rc) + $(field "$name-bare" rc)))
+	if [[ -n ${BENCH_BEFORE:-} ]]; then
+		AB_BWALL=$(field "$name-before" wallratio) AB_BCPU=$(field "$name-before" cpuratio)
+		AB_BRUN_W=$(field "$name-before" wall) AB_BRUN_C=$(field "$name-before" cpu) AB_BRC=$(field "$name-before" rc)
+	fi
 	log "a. $name: $(tr '\n' ' ' <"$WORK/$name.ab.err")"
 }
 abrows() { # abrows NAME: the CPU and wall rows of the last ab
 	if ((AB_RC == 0)); then
 		row "runner CPU, $1 -j2 (run / bare pipe)" "${AB_RUN_C}s" "${AB_BARE_C}s" "$AB_CPU" 1.1 le
 		row "runner wall, $1 -j2 (run / bare pipe)" "${AB_RUN_W}s" "${AB_BARE_W}s" "$AB_WALL" 1.15 le
+		if [[ -n ${BENCH_BEFORE:-} && ${AB_BRC:-1} == 0 ]]; then
+			row "  before ($BENCH_BEFORE): CPU, $1" "${AB_BRUN_C}s" "${AB_BARE_C}s" "$AB_BCPU" 1.1 le
+			row "  before ($BENCH_BEFORE): wall, $1" "${AB_BRUN_W}s" "${AB_BARE_W}s" "$AB_BWALL" 1.15 le
+		fi
 	else
 		row "runner CPU, $1 -j2 (run / bare pipe)" "rc=$AB_RC" "-" - 1.1 le
 	fi
@@ -222,6 +250,9 @@ log "a. one vector ($ONE): bare driver and conform run --filter"
 ab one "$BIN/baredriver" -j "$JOBS" "$WORK/one" -- "${REF[@]}" ::: one-run "$CONFORM" run -j "$JOBS" --filter "$ONE" -- "${REF[@]}"
 if ((AB_RC == 0)); then
 	row "one vector, start-up included: CPU (run --filter / bare pipe)" "$(awk -v c="$AB_RUN_C" 'BEGIN{printf "%.1fms", c*1000}')" "$(awk -v c="$AB_BARE_C" 'BEGIN{printf "%.1fms", c*1000}')" "$AB_CPU" 2 le
+	if [[ -n ${BENCH_BEFORE:-} && ${AB_BRC:-1} == 0 ]]; then
+		row "  before ($BENCH_BEFORE): one vector, CPU" "$(awk -v c="$AB_BRUN_C" 'BEGIN{printf "%.1fms", c*1000}')" "$(awk -v c="$AB_BARE_C" 'BEGIN{printf "%.1fms", c*1000}')" "$AB_BCPU" 2 le
+	fi
 else
 	row "one vector, start-up included: CPU (run --filter / bare pipe)" "rc=$AB_RC" "-" - 2 le
 fi
