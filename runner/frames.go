@@ -183,11 +183,17 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 }
 
 // orderSeen records, for each match element of expect.order, the position
-// of the first frame it matches.
+// of the first frame it matches, and for each await of a frame match
+// whether a frame it holds for has come.
 func (s *session) orderSeen(v any) {
 	for i, m := range s.l.orderMatches {
 		if s.orderAt[i] == 0 && m.Holds(v) {
 			s.orderAt[i] = s.seen
+		}
+	}
+	for i, g := range s.l.gates {
+		if g.match != nil && !s.framed[i] && g.match.Holds(v) {
+			s.framed[i] = true
 		}
 	}
 }

@@ -112,6 +112,10 @@ func rpcFake(behaviour string) (int, bool) {
 			}
 			reply(id, map[string]any{"roots": len(a.Result.Roots)})
 		case "started":
+			if behaviour == "rpc-quiet-started" {
+				reply(id, map[string]any{})
+				continue
+			}
 			if behaviour == "rpc-reverse" {
 				reply(id, map[string]any{})
 				notify("notifications/started")
@@ -208,8 +212,8 @@ func rpcSuite(t *testing.T) *runner.Suite {
 	if err != nil {
 		t.Fatalf("golden --update with the good server: %v", err)
 	}
-	if up.Fixtures != 1 || up.Written != 15 {
-		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 15 and 1", up.Written, up.Fixtures)
+	if up.Fixtures != 1 || up.Written != 16 {
+		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 16 and 1", up.Written, up.Fixtures)
 	}
 	s, err = openDir(t, dir, false)
 	if err != nil {
@@ -269,8 +273,8 @@ func TestRPCSuite(t *testing.T) {
 			t.Errorf("good server: %s is %s (%s)", id, b.Status, b.Codes)
 		}
 	}
-	if len(good) != 16 {
-		t.Errorf("good server: %d results, want 16", len(good))
+	if len(good) != 17 {
+		t.Errorf("good server: %d results, want 17", len(good))
 	}
 	for _, tc := range []struct {
 		behaviour, vector string
@@ -283,6 +287,12 @@ func TestRPCSuite(t *testing.T) {
 		{"rpc-ask-other", "peer-roots", brief{"FAIL", "REQUEST_UNANSWERED VALUE_CHANGED VALUE_CHANGED"}},
 		{"rpc-silent-parse", "parse-error", brief{"TIMEOUT", "REPLY_MISSING FRAME_ABSENT"}},
 		{"rpc-reverse", "order-by-match", brief{"FAIL", "REPLY_ORDER"}},
+		// The notification comes after the reply: the gate opens then.
+		{"rpc-reverse", "await-frame", brief{"PASS", ""}},
+		// No notification: the echo is never written, so its reply is
+		// not missing; the gate that never opened is, and so are the
+		// golden's notification and its reply to the echo.
+		{"rpc-quiet-started", "await-frame", brief{"FAIL", "AWAIT_UNMET FRAME_ABSENT FRAME_ABSENT"}},
 		// "helo" is an undeclared member of an open result (allowed, so a
 		// PARITY_DIFFERS note); "hello" missing fails.
 		{"rpc-misspelled", "fixture-golden", brief{"FAIL", "MEMBER_ABSENT PARITY_DIFFERS"}},

@@ -438,10 +438,13 @@ type orderElement struct {
 }
 
 // gate is one await send item: lines[before:] are written once the IUT's
-// reply to the request with id key (RFC 8785 form) has been read.
+// reply to the request with id key (RFC 8785 form) has been read, or, when
+// match is set, once the IUT has written a frame match holds for (key is
+// then the await's RFC 8785 text, for messages).
 type gate struct {
 	before int
 	key    string
+	match  envelope.Match
 }
 
 // sendLine is one line sent to the IUT, LF included, as the pieces
@@ -535,6 +538,14 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		l.rules = append(slices.Clip(p.rules), own...)
 	}
 	for i, it := range full.Send {
+		if m, isMatch, err := it.AwaitMatch(); isMatch {
+			if err != nil {
+				return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
+			}
+			k, _ := it.AwaitKey()
+			l.gates = append(l.gates, gate{before: len(l.lines), key: k, match: m})
+			continue
+		}
 		if k, ok := it.AwaitKey(); ok {
 			// The loader checked that a line follows.
 			l.gates = append(l.gates, gate{before: len(l.lines), key: k})

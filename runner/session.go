@@ -64,6 +64,9 @@ type session struct {
 	// orderAt is, per match element of expect.order, the position (from
 	// 1) of the first frame that matched it; 0 while none did.
 	orderAt []int
+	// framed is, per gate, whether the IUT has written a frame its match
+	// holds for (gates that await a reply are never set).
+	framed []bool
 
 	timedOut, exited, eof bool
 	start                 time.Time
@@ -142,7 +145,8 @@ func (p *plan) begin(l *loaded) *session {
 	s := &session{p: p, l: l, v: v, o: &outcome{vector: v, framing: p.env},
 		sent: map[string]*request{}, expected: map[string]bool{},
 		spawned: p.cfg.Spawn != nil, afterInput: p.ver.AfterInput,
-		tolerated: make([]int, len(p.tolerate)+len(l.tolerate)), orderAt: make([]int, len(l.orderMatches))}
+		tolerated: make([]int, len(p.tolerate)+len(l.tolerate)), orderAt: make([]int, len(l.orderMatches)),
+		framed: make([]bool, len(l.gates))}
 	if v.Expect.AfterInput != "" {
 		s.afterInput = v.Expect.AfterInput
 	}
@@ -151,7 +155,9 @@ func (p *plan) begin(l *loaded) *session {
 	}
 	// A reply the vector waits for (an await item) is required too.
 	for _, g := range l.gates {
-		s.expected[g.key] = true
+		if g.match == nil {
+			s.expected[g.key] = true
+		}
 	}
 	for _, k := range l.orphans {
 		s.sent[k] = &request{}
@@ -354,10 +360,14 @@ func (s *session) handle(ln proc.Line) {
 	}
 }
 
-// openGates sends each segment whose awaited reply has been read.
+// openGates sends each segment whose awaited reply or frame has been read.
 func (s *session) openGates() {
 	for ; s.next < len(s.l.gates); s.next++ {
-		if r := s.sent[s.l.gates[s.next].key]; r == nil || r.replies == 0 {
+		if g := s.l.gates[s.next]; g.match != nil {
+			if !s.framed[s.next] {
+				return
+			}
+		} else if r := s.sent[g.key]; r == nil || r.replies == 0 {
 			return
 		}
 		s.pr.Send(s.segment(s.next + 1))
@@ -448,7 +458,11 @@ func (s *session) finish() {
 				delete(s.expected, k)
 			}
 		}
-		o.add(FindingAwaitUnmet, "", awaitUnmet, s.l.gates[s.next].key)
+		if g := s.l.gates[s.next]; g.match != nil {
+			o.add(FindingAwaitUnmet, "", awaitFrameUnmet, g.key)
+		} else {
+			o.add(FindingAwaitUnmet, "", awaitUnmet, g.key)
+		}
 	}
 	s.pendingAtBreak = pendingReplies(s.expected, s.sent)
 	s.earlyLines = s.nlines

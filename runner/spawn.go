@@ -113,6 +113,13 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 		end:        filepath.Join(dir, "end.json"),
 	}
 	sf.agent = filepath.Join(sf.bin, p.cfg.Spawn.Name)
+	for _, g := range l.gates {
+		if g.match != nil {
+			// The double opens gates by the replies it reads; it has no
+			// predicates.
+			return nil, kiterr.New(kiterr.VectorInvalid, "%s: spawned mode cannot play an await of a frame match (%s)", v.Path, g.key)
+		}
+	}
 	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.gates); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}

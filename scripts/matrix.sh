@@ -58,7 +58,8 @@ claude-agent-sdk-rs   host  1 impl/claude-agent-sdk-rs
 claude-code-sdk-java  host  1 impl/claude-code-sdk-java
 '
 
-# The MCP suite's servers (suites/mcp; each profile names the suite).
+# The MCP suite's servers and clients (suites/mcp; each profile names the suite
+# and its role; the clients' reports come from CI stage 53).
 mcp_certifications='
 mcp-reference         server 1 impl/mcp-reference --exact
 mcp-typescript        server 1 impl/mcp-typescript
@@ -70,6 +71,9 @@ mcp-rust              server 1 impl/mcp-rust
 mcp-server-everything server 1 impl/mcp-server-everything
 mcp-server-filesystem server 1 impl/mcp-server-filesystem
 mcp-server-memory     server 1 impl/mcp-server-memory
+mcp-client-reference  client 1 impl/mcp-client-reference --exact
+mcp-client-typescript client 1 impl/mcp-client-typescript
+mcp-client-python     client 1 impl/mcp-client-python
 '
 
 reports=""

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -117,10 +118,39 @@ type SendItem struct {
 	Bind []Binding `json:"bind,omitempty"`
 	// Await is a correlation id (raw JSON, compared by its RFC 8785 form):
 	// the lines after it are written only once the IUT has replied to that
-	// request. It writes nothing itself. [Vector] checks that a request
-	// sent before it carries that id (or Expect.Replies lists it) and that
-	// a line follows it.
+	// request. Or it is {"match": [predicates]} ([SendItem.AwaitMatch]):
+	// the lines after it are written once the IUT has written a frame all
+	// the predicates hold for (a client's notifications/initialized, the
+	// request a scripted server answers first), as in expect.order. It
+	// writes nothing itself. [Vector] checks that a request sent before it
+	// carries the id (or Expect.Replies lists it), or that the match
+	// compiles, and that a line follows it.
 	Await json.RawMessage `json:"await,omitempty"`
+}
+
+// AwaitMatch returns the compiled predicates of an await item of the match
+// form, {"await": {"match": [predicates]}}, and whether item is one: an
+// await whose value is a JSON object (correlation ids that are objects
+// cannot be awaited, as in expect.order). Errors: an object that is not
+// {"match": [predicates]}, predicates that do not compile.
+func (it SendItem) AwaitMatch() (m envelope.Match, isMatch bool, err error) {
+	raw := bytes.TrimSpace(it.Await)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false, nil
+	}
+	var w struct {
+		Match *[]envelope.Predicate `json:"match"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	switch err := dec.Decode(&w); {
+	case err != nil || w.Match == nil:
+		return nil, true, fmt.Errorf("an await that is an object is {\"match\": [predicates]}")
+	case len(*w.Match) == 0:
+		return nil, true, fmt.Errorf("match has no predicate")
+	}
+	m, err = envelope.CompileMatch(*w.Match)
+	return m, true, err
 }
 
 // AwaitKey returns the RFC 8785 form of an await item's id, the
@@ -775,6 +805,15 @@ func (v *Vector) checkAwaits(ver *Version) error {
 			if !awaited[envelope.Key(b.Reply)] {
 				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d] takes a value from the reply to %s, which no await before it waits for", v.Path, i, j, envelope.Key(b.Reply))
 			}
+		}
+		if _, isMatch, err := it.AwaitMatch(); isMatch {
+			if err != nil {
+				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
+			}
+			if i+1 == len(v.Send) || v.Send[i+1].Await != nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d] awaits a frame match but no line follows it", v.Path, i)
+			}
+			continue
 		}
 		k, await := it.AwaitKey()
 		if !await {

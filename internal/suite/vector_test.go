@@ -112,6 +112,24 @@ func TestVectorsBad(t *testing.T) {
 			code: kiterr.VectorInvalid, fragments: []string{"send[1] awaits the reply to \"r1\" but no line follows it"},
 		},
 		{
+			name: "await of an object that is not a match",
+			file: "vectors/v1/agent/await-object.json",
+			data: strings.Replace(replace(`[{"frame":`, `[{"await": {"id": "r1"}}, {"frame":`), `"ping"`, `"await-object"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[0]", `an await that is an object is {"match": [predicates]}`},
+		},
+		{
+			name: "await of a match with no predicate",
+			file: "vectors/v1/agent/await-empty.json",
+			data: strings.Replace(replace(`[{"frame":`, `[{"await": {"match": []}}, {"frame":`), `"ping"`, `"await-empty"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[0]", "match has no predicate"},
+		},
+		{
+			name: "await of a match with no line after it",
+			file: "vectors/v1/agent/await-match-last.json",
+			data: strings.Replace(replace(`"request": {"subtype": "interrupt"}}}]`, `"request": {"subtype": "interrupt"}}}, {"await": {"match": [{"path": "/type", "equals": "x"}]}}]`), `"ping"`, `"await-match-last"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[1] awaits a frame match but no line follows it"},
+		},
+		{
 			name: "bad vector-level normalizer",
 			file: "vectors/v1/agent/norm.json",
 			data: strings.Replace(replace(`"expect":`, `"normalize": [{"path": "a/[", "format": "any"}], "expect":`), `"ping"`, `"norm"`, 1),

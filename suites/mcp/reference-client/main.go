@@ -4,18 +4,24 @@
 // server on the client's stdin/stdout. Standard library only, deterministic
 // (ids 1, 2, 3, ... in the order written; no clocks, no randomness).
 //
-//	reference-client [TOOL ARGUMENTS-JSON]...
+//	reference-client [--wait] [TOOL ARGUMENTS-JSON]...
 //
 // It writes initialize (capabilities roots, sampling, elicitation form),
 // and once the result names a revision it supports (Lifecycle, "Version
-// Negotiation": otherwise it SHOULD disconnect, so it exits 1) it writes
+// Negotiation": otherwise it SHOULD disconnect, so it exits 1; an error
+// answer to initialize also ends it with 1) it writes
 // notifications/initialized, lists the tools page by page (following
 // nextCursor; Pagination), calls each TOOL with its ARGUMENTS-JSON in order
-// and exits 0 once every request it sent is answered. Requests of the
-// server are answered at once: ping {}, roots/list one root, sampling
-// /createMessage a fixed assistant text, elicitation/create decline, any
-// other method -32601. Notifications of the server are read and ignored.
-// End of input before every answer came: exit 1.
+// and exits 0 once every request it sent is answered; with --wait it then
+// stays connected until its input ends (the server closed its output,
+// Lifecycle "Shutdown" / stdio) and exits 0. A tools/call answered with a
+// JSON-RPC error or an isError result is reported on stderr and the client
+// goes on. Requests of the server are answered at once: ping {}, roots/list
+// one root, sampling/createMessage a fixed assistant text,
+// elicitation/create decline, any other method -32601. Notifications of the
+// server, and responses with an id it never sent, are read and ignored. End
+// of input before every answer came: exit 1. This is the contract of the
+// suite's client role (docs/mcp-client.md).
 package main
 
 import (
@@ -60,8 +66,12 @@ func main() {
 }
 
 func run(args []string, in io.Reader, out, errw io.Writer) int {
+	wait := len(args) > 0 && args[0] == "--wait"
+	if wait {
+		args = args[1:]
+	}
 	if len(args)%2 != 0 {
-		fmt.Fprintln(errw, "usage: reference-client [TOOL ARGUMENTS-JSON]...")
+		fmt.Fprintln(errw, "usage: reference-client [--wait] [TOOL ARGUMENTS-JSON]...")
 		return 2
 	}
 	c := &client{out: bufio.NewWriter(out), errw: errw, pending: map[int]string{}}
@@ -79,6 +89,7 @@ func run(args []string, in io.Reader, out, errw io.Writer) int {
 	})
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	finished := false
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -95,11 +106,16 @@ func run(args []string, in io.Reader, out, errw io.Writer) int {
 			c.answer(m.ID, *m.Method)
 		case m.Method != nil:
 			// a notification: nothing to do
-		case m.ID != nil:
-			if code, done := c.response(m.ID, m.Result, m.Error); done {
+		case m.ID != nil && !finished:
+			code, done := c.response(m.ID, m.Result, m.Error)
+			if done && (code != 0 || !wait) {
 				return code
 			}
+			finished = done
 		}
+	}
+	if finished {
+		return 0 // --wait: the server ended the session
 	}
 	fmt.Fprintln(errw, "reference-client: end of input before every answer came")
 	return 1
@@ -141,6 +157,13 @@ func (c *client) response(rawID json.RawMessage, result, rerr json.RawMessage) (
 		}
 	}
 	switch kind {
+	case "call":
+		var r struct {
+			IsError bool `json:"isError"`
+		}
+		if json.Unmarshal(result, &r) == nil && r.IsError {
+			fmt.Fprintf(c.errw, "reference-client: tools/call %d: the tool reported an error (isError): %s\n", id, result)
+		}
 	case "initialize":
 		var r struct {
 			ProtocolVersion string `json:"protocolVersion"`

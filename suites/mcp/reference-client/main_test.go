@@ -98,3 +98,34 @@ func TestRefusesUnknownVersion(t *testing.T) {
 		t.Errorf("wrote %q, want only the initialize request", out.String())
 	}
 }
+
+// TestWait: with --wait the client stays connected once everything is
+// answered, and exits 0 when its input ends (the server closed its output);
+// input that ends before the answers came is exit 1 either way.
+func TestWait(t *testing.T) {
+	t.Parallel()
+	answers := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		input string
+		code  int
+		lines int
+	}{
+		{"wait, then end of input", []string{"--wait"}, answers + `{"jsonrpc":"2.0","id":"p1","method":"ping"}` + "\n", 0, 4},
+		{"no wait: exits once answered", nil, answers + `{"jsonrpc":"2.0","id":"p1","method":"ping"}` + "\n", 0, 3},
+		{"wait, input ends early", []string{"--wait"}, answers[:strings.Index(answers, "\n")+1], 1, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, stderr bytes.Buffer
+			if code := run(tc.args, strings.NewReader(tc.input), &out, &stderr); code != tc.code {
+				t.Fatalf("exit %d, want %d (stderr %s)", code, tc.code, stderr.String())
+			}
+			if n := strings.Count(out.String(), "\n"); n != tc.lines {
+				t.Errorf("wrote %d lines, want %d:\n%s", n, tc.lines, out.String())
+			}
+		})
+	}
+}
