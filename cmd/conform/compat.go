@@ -84,6 +84,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		memLimit = -1
 	}
+	defer tuneCompatGC(memLimit)()
 	var policy compat.Policy
 	for _, pf := range []struct {
 		path  string
@@ -298,4 +299,29 @@ func compatErrorExit(err error) int {
 		return exitBroken
 	}
 	return exitUsage
+}
+
+// tuneCompatGC trades memory for CPU in compat unless the caller set GOGC
+// or GOMEMLIMIT: the heap may grow to 5x its live size (GOGC=400) instead
+// of twice. The prover and the witness search allocate short-lived
+// conjunctions and candidate values; at GOGC=100 the collector took a
+// quarter to a third of the CPU of the large pairs of bench/compat-large
+// (bench/README.md). The --memory bound (bound > 0) stays the soft memory
+// limit cmdCompat set, so near it the collector works as hard as before
+// and COMPAT_MEMORY still trips when the live heap nears the bound; with
+// no bound (bound < 0) a soft limit of 1 GiB keeps the larger garbage in
+// check. The returned function restores both settings.
+func tuneCompatGC(bound int64) (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	percent := debug.SetGCPercent(400)
+	limit := debug.SetMemoryLimit(-1) // reads the current limit
+	if bound < 0 {
+		debug.SetMemoryLimit(compat.DefaultMemoryLimit)
+	}
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }

@@ -785,6 +785,13 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, err)
 	}
 	builtin := len(command) == 0
+	if !builtin {
+		// As conform run: the reference runs in a fresh empty working
+		// directory, so a relative script argument is resolved here.
+		if command, err = resolveArgs(stderr, command); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	if builtin && !isKitSuite(s) {
 		return usageError(stderr, "golden", "suite %q is not the kit's own: give its reference implementation's command after -- (conform golden --update --suite %s -- ./reference)", s.Manifest.Name, *suiteDir)
 	}

@@ -764,6 +764,12 @@ func (e *engine) separating(x, y sref) []any {
 	if v, ok := e.sepMemo[k]; ok {
 		return v
 	}
+	if !e.validatable(x) || !e.validatable(y) {
+		// the search below would stop at its first candidate, unable to
+		// validate it: nothing to generate
+		e.sepMemo[k] = nil
+		return nil
+	}
 	g := &generator{e: e}
 	var out []any
 	n := 0

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,6 +114,8 @@ type engine struct {
 	polls    int
 	sample   []metrics.Sample
 	sepMemo  map[string][]any // separating candidates per schema pair
+	// expandMemo remembers expandN's alternatives per conjunction
+	expandMemo map[string]expansion
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -122,7 +125,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}}
+		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap
@@ -516,6 +519,62 @@ func (e *engine) expand(in conj) (out []conj, ok bool) { return e.expandN(in, 0)
 // expandN is expand that stops, with ok, once it has first alternatives
 // (0: all, up to maxAlternatives).
 func (e *engine) expandN(in conj, first int) (out []conj, ok bool) {
+	k := strconv.Itoa(first) + "#" + in.orderedKey()
+	if x, ok := e.expandMemo[k]; ok {
+		return x.alts, x.ok
+	}
+	out, ok = e.expandUncached(in, first)
+	if e.err == nil {
+		// clipped, so that a caller's append never writes into a shared array
+		for i := range out {
+			out[i].atoms, out[i].neg = slices.Clip(out[i].atoms), slices.Clip(out[i].neg)
+		}
+		out = slices.Clip(out)
+		e.expandMemo[k] = expansion{alts: out, ok: ok}
+	}
+	return out, ok
+}
+
+// expansion is a remembered result of expandN.
+type expansion struct {
+	alts []conj
+	ok   bool
+}
+
+// orderedKey names a conjunction with its atoms and negations in their
+// order (unlike key, which sorts them): expandN's alternatives follow
+// that order, so only conjunctions with the same orderedKey share them.
+func (a conj) orderedKey() string {
+	var b strings.Builder
+	put := func(tag byte, s sref) { // length-prefixed: a key may hold any character
+		k := s.key()
+		b.WriteByte(tag)
+		b.WriteString(strconv.Itoa(len(k)))
+		b.WriteByte(':')
+		b.WriteString(k)
+	}
+	for _, s := range a.atoms {
+		put('a', s)
+	}
+	for _, s := range a.neg {
+		put('n', s)
+	}
+	for _, d := range a.disj {
+		b.WriteString("?" + d.kind + ";")
+		for _, x := range d.alts {
+			b.WriteByte('|')
+			for _, p := range x.pos {
+				put('+', p)
+			}
+			for _, p := range x.neg {
+				put('-', p)
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *engine) expandUncached(in conj, first int) (out []conj, ok bool) {
 	stack := []conj{in}
 	for len(stack) > 0 {
 		if first > 0 && len(out) >= first {
@@ -855,6 +914,20 @@ func (e *engine) acceptsAll(a conj, v any) bool {
 // s cannot be compiled.
 func (e *engine) valid(s sref, v any) (ok, known bool) { return e.validAs(s, v, false) }
 
+// validatable reports whether valid can decide instances of s at all:
+// what makes validAs answer "unknown" (a pure view, a document without a
+// validator, a location that does not compile) does not depend on the
+// instance.
+func (e *engine) validatable(s sref) bool {
+	switch {
+	case s.d == nil:
+		return true
+	case s.view != "" || s.d.std == nil:
+		return false
+	}
+	return s.d.std.Compiles(s.d.tr.origPointer(s.loc)) == nil
+}
+
 // validAs: forFilter accepts a pure view (validated as its whole node: a
 // conjunction holding the view lies inside the node, so a value the node
 // rejects is not in it).
@@ -868,7 +941,8 @@ func (e *engine) validAs(s sref, v any, forFilter bool) (ok, known bool) {
 	if s.d.std == nil {
 		return false, false
 	}
-	ok, err := s.d.std.Valid(s.d.tr.origPointer(s.loc), v)
+	ptr := s.d.tr.origPointer(s.loc)
+	ok, err := s.d.std.Valid(ptr, v)
 	if err != nil {
 		return false, false
 	}

@@ -21,67 +21,118 @@ import (
 // inside the document (its $id and anchors included); nothing is loaded.
 // Safe for concurrent use.
 type Standalone struct {
-	url string
+	name string
 	// doc is the document as given; metaURL the meta-schema of its
 	// default draft (its own $schema wins)
-	doc     any
-	metaURL string
-	mu      sync.Mutex
-	c       *jsonschema.Compiler
-	// compiled locations; a nil entry records a location that failed
-	cache map[string]*jsonschema.Schema
+	doc          any
+	metaURL      string
+	draft        *jsonschema.Draft
+	assertFormat bool
+	mu           sync.Mutex
+	// metaChecked: [Standalone.CheckMeta] passed before the compiler was
+	// made, so the compiler need not validate the document again
+	metaChecked bool
+	// c is made on first compile (compiler); url is the document's URL
+	// in it
+	c   *jsonschema.Compiler
+	url string
+	// compiled locations, with their fast evaluators (nil: none, see
+	// fastNode); errs records the locations that failed
+	cache map[string]compiled
 	errs  map[string]error
+	fast  fastBuilder
+}
+
+// compiled is one compiled location of a [Standalone].
+type compiled struct {
+	s    *jsonschema.Schema
+	fast *fastNode
 }
 
 // NewStandalone prepares doc (a value as decoded by canon.Parse) under the
 // name name ("old", "new"). With assertFormat, format is an assertion (as
 // in [NewSet]); without, an annotation. Compilation happens per location,
-// on first use. Errors: SCHEMA_INVALID when doc is not an object or boolean.
+// on first use. Errors: SCHEMA_INVALID when doc is not an object or
+// boolean; USAGE for an unknown default draft.
 func NewStandalone(name string, doc any, assertFormat bool, defaultDraft string) (*Standalone, error) {
 	switch doc.(type) {
 	case bool, map[string]any:
 	default:
 		return nil, kiterr.New(kiterr.SchemaInvalid, "%s schema: root is not an object or a boolean", name)
 	}
-	url := "file:///conform-compat/" + name + ".json"
 	drafts := map[string]*jsonschema.Draft{"": jsonschema.Draft2020, "2020-12": jsonschema.Draft2020, "2019-09": jsonschema.Draft2019,
 		"draft-07": jsonschema.Draft7, "draft-06": jsonschema.Draft6, "draft-04": jsonschema.Draft4}
 	draft, ok := drafts[defaultDraft]
 	if !ok {
 		return nil, kiterr.New(kiterr.Usage, "default draft %q", defaultDraft)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	c.UseLoader(refuseLoader{})
-	if assertFormat {
-		c.AssertFormat()
-	}
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema", name)
-	}
 	metas := map[string]string{"": "https://json-schema.org/draft/2020-12/schema", "2020-12": "https://json-schema.org/draft/2020-12/schema",
 		"2019-09": "https://json-schema.org/draft/2019-09/schema", "draft-07": "http://json-schema.org/draft-07/schema#",
 		"draft-06": "http://json-schema.org/draft-06/schema#", "draft-04": "http://json-schema.org/draft-04/schema#"}
-	return &Standalone{url: url, c: c, doc: doc, metaURL: metas[defaultDraft], cache: map[string]*jsonschema.Schema{}, errs: map[string]error{}}, nil
+	return &Standalone{name: name, doc: doc, metaURL: metas[defaultDraft], draft: draft, assertFormat: assertFormat,
+		cache: map[string]compiled{}, errs: map[string]error{}}, nil
+}
+
+// Base URLs of the document inside its compiler. jsonschema v6 validates
+// a document against its meta-schema when it first loads it, except under
+// json-schema.org (where it keeps its own meta-schemas): a document that
+// [Standalone.CheckMeta] has already validated (the same meta-schema,
+// chosen the same way) is loaded under checkedBase so that the
+// compiler does not repeat that pass, which costs as much as the check.
+// No path under checkedBase names a meta-schema, and nothing is ever
+// fetched from either base (refuseLoader; a $ref outside the document
+// fails the same under both). TestStandaloneCheckedBase pins the library
+// behaviour this relies on.
+const (
+	uncheckedBase = "file:///conform-compat/"
+	checkedBase   = "https://json-schema.org/conform-compat/"
+)
+
+// compiler returns the document's compiler, made on first use; s.mu is
+// held. Errors: SCHEMA_INVALID when the document cannot be added.
+func (s *Standalone) compiler() (*jsonschema.Compiler, error) {
+	if s.c != nil {
+		return s.c, nil
+	}
+	base := uncheckedBase
+	if s.metaChecked {
+		base = checkedBase
+	}
+	url := base + s.name + ".json"
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(s.draft)
+	c.UseLoader(refuseLoader{})
+	if s.assertFormat {
+		c.AssertFormat()
+	}
+	if err := c.AddResource(url, s.doc); err != nil {
+		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "%s schema", s.name)
+	}
+	s.c, s.url = c, url
+	return c, nil
 }
 
 // compile returns the compiled schema at JSON Pointer ptr ("" is the root).
 // Errors: SCHEMA_INVALID (the location does not compile: a meta-schema
 // violation, an unresolvable $ref), SCHEMA_REF_REMOTE.
-func (s *Standalone) compile(ptr string) (*jsonschema.Schema, error) {
+func (s *Standalone) compile(ptr string) (compiled, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sch, ok := s.cache[ptr]; ok {
 		return sch, nil
 	}
 	if err, ok := s.errs[ptr]; ok {
-		return nil, err
+		return compiled{}, err
+	}
+	c, err := s.compiler()
+	if err != nil {
+		return compiled{}, err
 	}
 	loc := s.url
 	if ptr != "" {
 		loc += "#" + strings.ReplaceAll(ptr, "%", "%25")
 	}
-	sch, err := s.c.Compile(loc)
+	sch, err := c.Compile(loc)
 	if err != nil {
 		var le *jsonschema.LoadURLError
 		var ke *kiterr.Error
@@ -91,20 +142,34 @@ func (s *Standalone) compile(ptr string) (*jsonschema.Schema, error) {
 			err = kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", ptr)
 		}
 		s.errs[ptr] = err
-		return nil, err
+		return compiled{}, err
 	}
-	s.cache[ptr] = sch
-	return sch, nil
+	out := compiled{s: sch, fast: s.fast.build(sch)}
+	s.cache[ptr] = out
+	return out, nil
 }
 
 // Valid reports whether v (a value as decoded by canon.Parse) validates
 // against the schema at JSON Pointer ptr. Errors: those of compiling ptr.
+// As in [Schema.Validate], the fast evaluator (fastNode) decides "valid"
+// where it applies, without the library's error trees; "invalid" is
+// always the library's answer.
 func (s *Standalone) Valid(ptr string, v any) (bool, error) {
 	sch, err := s.compile(ptr)
 	if err != nil {
 		return false, err
 	}
-	return sch.Validate(v) == nil, nil
+	if sch.fast != nil && sch.fast.ok(v) {
+		return true, nil
+	}
+	return sch.s.Validate(v) == nil, nil
+}
+
+// Compiles returns the error [Standalone.Valid] would return for every
+// instance at JSON Pointer ptr: nil when the location compiles.
+func (s *Standalone) Compiles(ptr string) error {
+	_, err := s.compile(ptr)
+	return err
 }
 
 // refuseLoader loads nothing: every $ref must resolve inside the document.
@@ -138,6 +203,9 @@ func (s *Standalone) CheckMeta(ms *MetaSchemas) error {
 	}
 	err = sch.Validate(s.doc)
 	if err == nil {
+		s.mu.Lock()
+		s.metaChecked = true // takes effect when the compiler is made after this
+		s.mu.Unlock()
 		return nil
 	}
 	var ve *jsonschema.ValidationError
