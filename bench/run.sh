@@ -16,8 +16,15 @@
 #                   (default "10000 100000 1000000")
 #   BENCH_CJ_REPEAT_MAX   check-jsonschema runs once above this size
 #                   (default 100000; at 1M it takes minutes)
-#   BENCH_ONLY      the sections to run, of "a b c d" (default all; b needs a)
+#   BENCH_CJ_SKIP_ABOVE   check-jsonschema does not run above this size
+#                   (default: it always runs); its rows say "skipped"
+#   BENCH_ONLY      the sections to run, of "a b c d e" (default all; b needs
+#                   a; e is go test ./...)
 #   BENCH_KEEP=1    keep the temporary directory (suites, corpora, outputs)
+#   BENCH_BEFORE    a git revision (say main): section a also runs that
+#                   revision's conform, built from a temporary worktree, as a
+#                   third command of the same interleaved rounds, and prints
+#                   its rows ("before") beside those of the tree's
 #
 # Needs go, node/npm, python3 (venv) and /usr/bin/time. Exit status: 0 when
 # every measurement ran (met or not), 1 when one failed.
@@ -29,7 +36,8 @@ SCALE_N=${BENCH_SCALE_N:-10000}
 REPEAT=${BENCH_REPEAT:-3}
 VALIDATE_SIZES=${BENCH_VALIDATE_SIZES:-10000 100000 1000000}
 CJ_REPEAT_MAX=${BENCH_CJ_REPEAT_MAX:-100000}
-ONLY=${BENCH_ONLY:-a b c d}
+CJ_SKIP_ABOVE=${BENCH_CJ_SKIP_ABOVE:-}
+ONLY=${BENCH_ONLY:-a b c d e}
 only() { [[ " $ONLY " == *" $1 "* ]]; }
 JOBS=2
 AJV_CLI=5.0.0
@@ -143,7 +151,16 @@ mkdir -p "$BIN"
 	go build -o "$BIN/conform-reference" ./cmd/conform-reference &&
 	go build -o "$BIN/baredriver" ./bench/baredriver &&
 	go build -o "$BIN/canonbench" ./bench/canonbench &&
+	go build -o "$BIN/abtime" ./bench/abtime &&
 	go build -o "$BIN/gen" ./bench/gen)
+if [[ -n ${BENCH_BEFORE:-} ]]; then
+	log "building conform at $BENCH_BEFORE (before)"
+	git -C "$ROOT" worktree add -q --detach "$WORK/before-tree" "$BENCH_BEFORE"
+	(cd "$WORK/before-tree" && go build -o "$BIN/conform-before" ./cmd/conform)
+	git -C "$ROOT" worktree remove --force "$WORK/before-tree"
+fi
+# conform run keeps its suite index cache here, not in the user's cache.
+export CONFORM_CACHE=$WORK/conform-cache
 CONFORM=$BIN/conform
 # The IUT of rows a and b, for conform run and the bare driver alike: the Go
 # reference as its own binary (the same code as `conform reference`, which
@@ -160,25 +177,89 @@ gen_suite() { # gen_suite N DIR: generated suite with golden files and MANIFEST
 }
 
 if only a || only b; then
-# --- a. runner overhead: conform run vs the bare driver, 1,000 vectors -------
+# --- a. runner overhead: conform run vs the bare driver ------------------------
+# Interleaved rounds (bench/abtime: bare, run, bare, run, ...; one unmeasured
+# warm-up each), whole processes, CPU of the process and every child it
+# waited for (its IUTs); the ratio is the median over the rounds of each
+# round's run / bare.
+# ab LABEL-PREFIX CMD-BARE... ::: CMD-RUN...: sets AB_WALL AB_CPU (ratios),
+# AB_RUN_W AB_RUN_C AB_BARE_W AB_BARE_C (medians, s), AB_SELF (conform's own
+# CPU, s), AB_RSS (KiB, run), AB_RC.
+ab() {
+	local name=$1
+	shift
+	local args=("$@") before=()
+	if [[ -n ${BENCH_BEFORE:-} ]]; then
+		# The run command again, with the before binary: the arguments
+		# after the last ":::", its label and conform's path.
+		local i last=0
+		for ((i = 0; i < ${#args[@]}; i++)); do
+			[[ ${args[i]} == ::: ]] && last=$i
+		done
+		before=(::: "$name-before" "$BIN/conform-before" "${args[@]:last+3}")
+	fi
+	"$BIN/abtime" -rounds "$REPEAT" -warmup 1 -out "$WORK" ::: "$name-bare" "$@" "${before[@]}" >"$WORK/$name.ab" 2>"$WORK/$name.ab.err" || {
+		log "a. abtime $name failed:"
+		cat "$WORK/$name.ab.err" >&2
+		AB_RC=1
+		return
+	}
+	field() { awk -v l="$1" -v k="$2" '$1 == l { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$WORK/$name.ab"; }
+	AB_WALL=$(field "$name-run" wallratio) AB_CPU=$(field "$name-run" cpuratio)
+	AB_RUN_W=$(field "$name-run" wall) AB_RUN_C=$(field "$name-run" cpu) AB_SELF=$(field "$name-run" self)
+	AB_BARE_W=$(field "$name-bare" wall) AB_BARE_C=$(field "$name-bare" cpu) AB_RSS=$(field "$name-run" rss)
+	AB_RC=$(($(field "$name-run" rc) + $(field "$name-bare" rc)))
+	if [[ -n ${BENCH_BEFORE:-} ]]; then
+		AB_BWALL=$(field "$name-before" wallratio) AB_BCPU=$(field "$name-before" cpuratio)
+		AB_BRUN_W=$(field "$name-before" wall) AB_BRUN_C=$(field "$name-before" cpu) AB_BRC=$(field "$name-before" rc)
+	fi
+	log "a. $name: $(tr '\n' ' ' <"$WORK/$name.ab.err")"
+}
+abrows() { # abrows NAME: the CPU and wall rows of the last ab
+	if ((AB_RC == 0)); then
+		row "runner CPU, $1 -j2 (run / bare pipe)" "${AB_RUN_C}s" "${AB_BARE_C}s" "$AB_CPU" 1.1 le
+		row "runner wall, $1 -j2 (run / bare pipe)" "${AB_RUN_W}s" "${AB_BARE_W}s" "$AB_WALL" 1.15 le
+		if [[ -n ${BENCH_BEFORE:-} && ${AB_BRC:-1} == 0 ]]; then
+			row "  before ($BENCH_BEFORE): CPU, $1" "${AB_BRUN_C}s" "${AB_BARE_C}s" "$AB_BCPU" 1.1 le
+			row "  before ($BENCH_BEFORE): wall, $1" "${AB_BRUN_W}s" "${AB_BARE_W}s" "$AB_BWALL" 1.15 le
+		fi
+	else
+		row "runner CPU, $1 -j2 (run / bare pipe)" "rc=$AB_RC" "-" - 1.1 le
+	fi
+}
 log "a. runner overhead: generating 1000 vectors and their golden files"
 S1K=$WORK/suite-1k
 gen_suite 1000 "$S1K"
-# One unmeasured pass of each warms the page cache and the binaries.
-"$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}" >/dev/null 2>&1 || true
-"$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}" >/dev/null 2>&1 || true
-log "a. conform run --suite (1000 vectors, -j $JOBS) x$REPEAT"
-median_of "$REPEAT" "$WORK/run-1k.out" "$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}"
-RUN1K_T=$T RUN1K_RSS=$RSS RUN1K_RC=$RC
-grep -q '^CERTIFIED' "$WORK/run-1k.out" || { log "conform run on 1k did not certify:"; tail -5 "$WORK/run-1k.out" >&2; RUN1K_RC=1; }
-log "a. baredriver (1000 vectors, -j $JOBS) x$REPEAT"
-median_of "$REPEAT" "$WORK/bare-1k.out" "$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}"
-BARE1K_T=$T BARE1K_RC=$RC
-if ((RUN1K_RC == 0 && BARE1K_RC == 0)); then
-	row "runner overhead, 1k vectors -j2 (run / bare pipe)" "${RUN1K_T}s" "${BARE1K_T}s" "$(ratio "$RUN1K_T" "$BARE1K_T")" 1.2 le
+log "a. 1k vectors: bare driver and conform run, $REPEAT interleaved rounds"
+ab 1k "$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}" ::: 1k-run "$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}"
+grep -q '^CERTIFIED' "$WORK/1k-run.out" || { log "conform run on 1k did not certify:"; tail -5 "$WORK/1k-run.out" >&2; AB_RC=1; }
+RUN1K_T=$AB_RUN_W RUN1K_RSS=$AB_RSS RUN1K_RC=$AB_RC SELF1K=$AB_SELF
+abrows "1k vectors"
+log "a. the v1 suite (vectors/v1/agent): bare driver and conform run"
+ab v1 "$BIN/baredriver" -j "$JOBS" "$ROOT/vectors/v1/agent" -- "${REF[@]}" ::: v1-run "$CONFORM" run -j "$JOBS" -- "${REF[@]}"
+grep -q '^CERTIFIED' "$WORK/v1-run.out" || { log "conform run on the v1 suite did not certify:"; tail -5 "$WORK/v1-run.out" >&2; AB_RC=1; }
+abrows "v1 suite"
+# One vector, what a maintainer runs with --filter: conform with the
+# embedded suite (its start-up included: the suite, its schemas, the index
+# from the cache the warm-up run left) against the bare driver over a folder
+# holding that one vector file.
+ONE=canon-echo-subtype
+mkdir -p "$WORK/one"
+cp "$ROOT/vectors/v1/agent/$ONE.json" "$WORK/one/"
+log "a. one vector ($ONE): bare driver and conform run --filter"
+ab one "$BIN/baredriver" -j "$JOBS" "$WORK/one" -- "${REF[@]}" ::: one-run "$CONFORM" run -j "$JOBS" --filter "$ONE" -- "${REF[@]}"
+if ((AB_RC == 0)); then
+	row "one vector, start-up included: CPU (run --filter / bare pipe)" "$(awk -v c="$AB_RUN_C" 'BEGIN{printf "%.1fms", c*1000}')" "$(awk -v c="$AB_BARE_C" 'BEGIN{printf "%.1fms", c*1000}')" "$AB_CPU" 2 le
+	if [[ -n ${BENCH_BEFORE:-} && ${AB_BRC:-1} == 0 ]]; then
+		row "  before ($BENCH_BEFORE): one vector, CPU" "$(awk -v c="$AB_BRUN_C" 'BEGIN{printf "%.1fms", c*1000}')" "$(awk -v c="$AB_BARE_C" 'BEGIN{printf "%.1fms", c*1000}')" "$AB_BCPU" 2 le
+	fi
 else
-	row "runner overhead, 1k vectors -j2 (run / bare pipe)" "rc=$RUN1K_RC" "rc=$BARE1K_RC" - 1.2 le
+	row "one vector, start-up included: CPU (run --filter / bare pipe)" "rc=$AB_RC" "-" - 2 le
 fi
+ONE_CPU=$AB_RUN_C
+# The same with an empty index cache each time (the first run after a
+# change of the suite or of conform): reported, not a target.
+ONECOLD=$("$BIN/abtime" -rounds "$REPEAT" -warmup 1 ::: cold env CONFORM_CACHE=/nonexistent/conform-cache "$CONFORM" run -j "$JOBS" --filter "$ONE" -- "${REF[@]}" 2>/dev/null | awk '{for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "cpu") printf "%.1f", kv[2]*1000 } }')
 
 fi
 
@@ -296,9 +377,14 @@ for n in $VALIDATE_SIZES; do
 	vmeasure "$rep" "$C/ajv-$label.out" "${AJV[@]}"
 	AT=$VT AC=$VC AR=$VR ARC=$VRC
 	((n > CJ_REPEAT_MAX)) && rep=1
-	log "c. $label: check-jsonschema x$rep"
-	vmeasure "$rep" "$C/cj-$label.out" "${CJ[@]}"
-	JT=$VT JC=$VC JR=$VR JRC=$VRC
+	if [[ -n $CJ_SKIP_ABOVE ]] && ((n > CJ_SKIP_ABOVE)); then
+		log "c. $label: check-jsonschema skipped (BENCH_CJ_SKIP_ABOVE=$CJ_SKIP_ABOVE)"
+		JT=skipped JC=skipped JR=0 JRC=skip
+	else
+		log "c. $label: check-jsonschema x$rep"
+		vmeasure "$rep" "$C/cj-$label.out" "${CJ[@]}"
+		JT=$VT JC=$VC JR=$VR JRC=$VRC
+	fi
 	for t in conform:$CT:$CC:$CR:$CRC ajv-cli:$AT:$AC:$AR:$ARC check-jsonschema:$JT:$JC:$JR:$JRC; do
 		IFS=: read -r name wt ct rss rc <<<"$t"
 		VROWS+=("$label|$name|${wt}s|${ct}s|$((rss / 1024))MiB|$rc")
@@ -310,16 +396,57 @@ for n in $VALIDATE_SIZES; do
 		row "validate $label: wall speedup over ajv-cli" "${CT}s" "${AT}s" "$(ratio "$AT" "$CT")" 2 ge
 		row "validate $label: CPU of ajv-cli / conform" "${CC}s" "${AC}s" "$(ratio "$AC" "$CC")" 1 ge
 	fi
-	if ((CRC != 0 || JRC != 0)); then
+	if [[ $JRC == skip ]]; then
+		:
+	elif ((CRC != 0 || JRC != 0)); then
 		log "c. $label failed: check-jsonschema rc=$JRC"; tail -3 "$C/cj-$label.out" >&2
 		row "validate $label: wall speedup over check-jsonschema" "rc=$CRC" "rc=$JRC" - 10 ge
 	else
 		row "validate $label: wall speedup over check-jsonschema" "${CT}s" "${JT}s" "$(ratio "$JT" "$CT")" 10 ge
 	fi
 	if ((n >= 1000000)); then
-		row "validate $label: peak RSS of conform (MiB)" "$((CR / 1024))MiB" "-" "$((CR / 1024))" 100 le
+		row "validate $label: peak RSS of conform (MiB)" "$((CR / 1024))MiB" "-" "$((CR / 1024))" 40 le
 	fi
 	rm -f "$C/corpus-$label.json" "$C/corpus-$label.jsonl"
+done
+
+# One large frame: peak RSS over the frame's size, and CPU with the soft
+# limit (which follows the lines in flight) over CPU with no limit at all
+# (GOGC=400 GOMEMLIMIT=off: what a collector that does not thrash costs).
+# Four frames of one line each: an object of 1.6M members and an array of
+# 1M small objects, each as a pass-over stream message (only its type is
+# classified) and inside a control request (validated: can_use_tool's
+# input is any object).
+python3 - "$C" <<'PY'
+import sys
+d = sys.argv[1]
+obj = "{" + ",".join('"k%d":0' % i for i in range(1600000)) + "}"
+arr = "[" + ",".join('{"a":1}' for _ in range(1000000)) + "]"
+frames = {
+    "passover-object": '{"type":"user","message":{"content":%s}}' % obj,
+    "passover-array": '{"type":"user","message":{"content":%s}}' % arr,
+    "control-object": '{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":%s}}' % obj,
+    "control-array": '{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"a":%s}}}' % arr,
+}
+for name, line in frames.items():
+    with open("%s/big-%s.jsonl" % (d, name), "w") as f:
+        f.write(line + "\n")
+PY
+for name in passover-object passover-array control-object control-array; do
+	f=$C/big-$name.jsonl
+	size=$(stat -c %s "$f")
+	vmeasure "$REPEAT" "$C/big-$name.out" "$CONFORM" validate --max-line 104857600 "$f"
+	BT=$VT BC=$VC BR=$VR BRC=$VRC
+	vmeasure "$REPEAT" "$C/big-$name.off.out" env GOGC=400 GOMEMLIMIT=off "$CONFORM" validate --max-line 104857600 "$f"
+	OC=$VC ORC=$VRC
+	mb=$(awk -v s="$size" 'BEGIN{printf "%.1f", s/1048576}')
+	if ((BRC == 0 && ORC == 0)); then
+		row "validate one large frame ($name, ${mb} MiB): peak RSS / size" "$((BR / 1024))MiB" "${mb}MiB" "$(ratio "$((BR * 1024))" "$size")" 4 le
+		row "validate one large frame ($name): CPU / CPU without a limit" "${BC}s" "${OC}s" "$(ratio "$BC" "$OC")" 1.2 le
+	else
+		row "validate one large frame ($name)" "rc=$BRC" "rc=$ORC" - 4 le
+	fi
+	VROWS+=("1 frame $name|conform|${BT}s|${BC}s|$((BR / 1024))MiB|$BRC")
 done
 
 fi
@@ -341,15 +468,48 @@ fi
 
 fi
 
+if only e; then
+# --- e. go test ./... ------------------------------------------------------------
+# Warm: everything is compiled first (no test runs), then every test runs
+# once (-count=1: no cached results); wall time of the whole command.
+log "e. go test ./...: compiling, then running every test once"
+(cd "$ROOT" && go test -count=1 -run '^$' ./... >/dev/null 2>&1) || true
+timed "$WORK/gotest.out" sh -c "cd '$ROOT' && go test -count=1 -json ./... > '$WORK/gotest.json'"
+GT_T=$T GT_RC=$RC
+if grep -q '"Action":"fail"' "$WORK/gotest.json"; then
+	GT_RC=1
+fi
+row "go test ./... warm, wall (s)" "${GT_T}s" "-" "$GT_T" 60 le
+fi
+
 # --- the table -----------------------------------------------------------------
 echo
 echo "conform bench, $(date -u +%Y-%m-%d), $(nproc) cores, -j $JOBS, median of $REPEAT where repeated"
+only a && echo "conform's own CPU: $(awk -v s="${SELF1K:-0}" 'BEGIN{printf "%.2f", s}') ms a vector at 1k; one vector ${ONE_CPU:-?} s CPU warm, ${ONECOLD:-?} ms with an empty index cache"
 only b && echo "per vector: 1k ${PV1K} ms, ${NK} ${PVBIG:-?} ms; peak RSS: 1k $((RUN1K_RSS / 1024)) MiB, ${NK} $((${BIG_RSS:-0} / 1024)) MiB"
 {
 	echo "comparison|conform|peer|ratio|target|met?"
 	printf '%s\n' "${ROWS[@]}"
 } | awk -F'|' '{for (i = 1; i <= NF; i++) {c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i)}; n = NR; nf = NF}
 	END {for (r = 1; r <= n; r++) {for (i = 1; i <= nf; i++) printf "%-*s%s", w[i], c[r, i], (i < nf ? "  " : "\n")}}'
+if only e; then
+	echo
+	echo "go test ./... (exit $GT_RC): the ten slowest tests (leaf tests and subtests, seconds)"
+	python3 - "$WORK/gotest.json" <<'PY'
+import json, sys
+t = {}
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("Action") in ("pass", "fail") and "Test" in e:
+        t[(e["Package"], e["Test"])] = (e.get("Elapsed", 0), e["Action"])
+leaf = {k: v for k, v in t.items() if not any(p == k[0] and n.startswith(k[1] + "/") for p, n in t)}
+for (pkg, name), (el, act) in sorted(leaf.items(), key=lambda x: -x[1][0])[:10]:
+    print("%7.2f  %s %s%s" % (el, pkg.replace("github.com/conform-kit/conform", "."), name, "" if act == "pass" else " (FAIL)"))
+PY
+fi
 only c || exit "$FAILED"
 echo
 echo "validate at scale (same frames for every tool; ajv-cli and check-jsonschema read them as one JSON array;"

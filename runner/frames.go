@@ -231,27 +231,50 @@ func seqNames(seq []orderElement) string {
 	return strings.Join(out, ", ")
 }
 
-// track records the request a send line carries (a frame the envelope
-// classifies as a request with an id), by the RFC 8785 text of its id;
-// other lines, and ids already tracked, are left alone.
-func (p *plan) track(sent map[string]*request, ln sendLine) {
+// sentRequest is what a send line carries for tracking: the RFC 8785 text
+// of its request's correlation id and the request's method, or ok false
+// for a line that carries no request (not a frame the envelope classifies
+// as a request with an id).
+type sentRequest struct {
+	key, method string
+	ok          bool
+}
+
+// request reads the request a send line carries ([sentRequest]). Each
+// line is read once, when its vector is loaded (loaded.reqs): reading the
+// lines again each time a request was tracked read a 2 MiB generated line
+// three times a vector.
+func (p *plan) request(ln sendLine) sentRequest {
 	v, ok := sentValue(ln, p.env.Locations())
 	if !ok {
-		return
+		return sentRequest{}
 	}
+	return p.requestOf(v)
+}
+
+// requestOf is [plan.request] for the value a line carries: a frame item's
+// decoded frame reads as its line (its RFC 8785 form) does, without
+// reading the line again.
+func (p *plan) requestOf(v any) sentRequest {
 	c := p.env.Classify(v)
 	if c == nil || c.Kind != envelope.Request {
-		return
+		return sentRequest{}
 	}
 	id, ok := c.ID(v)
 	if !ok {
+		return sentRequest{}
+	}
+	return sentRequest{key: envelope.Key(id), method: c.Method(v), ok: true}
+}
+
+// track records the request a send line carries, r (see [plan.request]),
+// by the RFC 8785 text of its id; a line without one, and ids already
+// tracked, are left alone.
+func track(sent map[string]*request, r sentRequest) {
+	if !r.ok || sent[r.key] != nil {
 		return
 	}
-	k := envelope.Key(id)
-	if sent[k] != nil {
-		return
-	}
-	sent[k] = &request{method: c.Method(v)}
+	sent[r.key] = &request{method: r.method}
 }
 
 // declared answers compare.Declared for the frames of one session: a member

@@ -23,7 +23,7 @@ func BenchmarkScanPointers(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sent := map[string]*request{}
-		p.track(sent, pieces)
+		track(sent, p.request(pieces))
 		if r := sent[`"big"`]; r == nil || r.method != "set_model" {
 			b.Fatal("not scanned")
 		}

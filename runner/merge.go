@@ -289,8 +289,8 @@ func (p *plan) checkBytes(res *Result, exact bool) error {
 		return fmt.Errorf("it says %s, but its actual bytes differ from the golden file and the run had --exact", res.Status)
 	}
 	sent := map[string]*request{}
-	for _, ln := range l.lines {
-		p.track(sent, ln)
+	for _, r := range l.reqs {
+		track(sent, r)
 	}
 	for _, k := range l.orphans {
 		sent[k] = &request{}

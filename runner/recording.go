@@ -48,6 +48,15 @@ type RecordingOptions struct {
 	// DefaultMaxPending); beyond it the oldest is dropped, with a
 	// REPLY_MISSING finding.
 	MaxPending int
+	// InFlight, if set, is told how many bytes of lines are between
+	// reading and emitting (read, not yet reported), each time that
+	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line and
+	// what follows it when a line is longer. It is called from the reading
+	// and the calling goroutine, one call at a time. A caller uses it to
+	// let its memory bound follow the line in flight (conform validate's
+	// soft memory limit), so that one large line is not checked under a
+	// bound it cannot fit in (a collection after every few MiB).
+	InFlight func(bytes int64)
 }
 
 // LineFinding is one finding of a recording, at a 1-based line.
@@ -139,6 +148,9 @@ type recordingCheck struct {
 	stats, mstats RecordingStats
 	// readErr is the reader's error, set before its queues close.
 	readErr error
+	// inFlight counts the bytes between reading and emitting (flight).
+	flightMu sync.Mutex
+	inFlight int64
 }
 
 func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, error) {
@@ -170,10 +182,12 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 
 // Sizes of the pipeline: lines are read in chunks of chunkSize bytes
 // (longer lines get a chunk of their own), and at most window chunks'
-// worth of bytes per worker are between the reader and emit.
+// worth of bytes per worker are between the reader and emit. A window of 4
+// held 15-20 MiB live at 1M frames (the chunks' tapes and results); 1 is as
+// fast here and holds a quarter (bench/README.md).
 const (
 	chunkSize = 256 << 10
-	window    = 4
+	window    = 1
 )
 
 // chunk is a run of whole lines and what checking them found.
@@ -183,7 +197,8 @@ type chunk struct {
 	// tooLarge, when > 0, is the size of the single line this chunk stands
 	// for, which was over MaxLine and not kept.
 	tooLarge int
-	weight   int // window units held
+	weight   int   // window units held
+	size     int64 // bytes it stands for (InFlight)
 	buf      *[]byte
 
 	lines, frames int
@@ -266,6 +281,7 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 	for ch := range emitQ {
 		<-ch.checked
 		c.emit(ch, emit)
+		c.flight(-ch.size)
 		win.release(ch.weight)
 	}
 	wg.Wait()
@@ -281,6 +297,17 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 			Message: "no frames: the recording is empty or blank"}})
 	}
 	return c.stats, nil
+}
+
+// flight adds d to the bytes in flight and tells opt.InFlight.
+func (c *recordingCheck) flight(d int64) {
+	if c.opt.InFlight == nil || d == 0 {
+		return
+	}
+	c.flightMu.Lock()
+	defer c.flightMu.Unlock()
+	c.inFlight += d
+	c.opt.InFlight(c.inFlight)
 }
 
 func (c *recordingCheck) count(f Finding) {
@@ -319,8 +346,9 @@ func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool,
 	newChunk := func(data []byte, buf *[]byte, tooLarge int) {
 		w := min(max(1, (len(data)+chunkSize-1)/chunkSize), capacity)
 		win.acquire(w)
-		ch := &chunk{first: line, data: data, buf: buf, tooLarge: tooLarge, weight: w,
+		ch := &chunk{first: line, data: data, buf: buf, tooLarge: tooLarge, weight: w, size: int64(len(data)),
 			parsed: make(chan struct{}), checked: make(chan struct{})}
+		c.flight(ch.size)
 		if tooLarge > 0 {
 			line++
 		} else {
@@ -425,6 +453,7 @@ func skipLine(r io.Reader, buf []byte, eof *bool) (int, []byte, error) {
 // work parses chunks and checks reply bodies until both queues are closed;
 // body checks go first, since emit waits on them.
 func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
+	sk := newSkeleton(c.locations)
 	for parseQ != nil || bodyQ != nil {
 		select {
 		case ch, ok := <-bodyQ:
@@ -448,7 +477,7 @@ func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
 				parseQ = nil
 				continue
 			}
-			c.parse(ch)
+			c.parse(ch, sk)
 			if ch.buf != nil {
 				bufs.Put(ch.buf)
 			}
@@ -459,7 +488,7 @@ func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
 }
 
 // parse checks each line of ch on its own (everything but matching).
-func (c *recordingCheck) parse(ch *chunk) {
+func (c *recordingCheck) parse(ch *chunk, sk *skeleton) {
 	if ch.tooLarge > 0 {
 		ch.lines, ch.frames = 1, 1
 		ch.results = []lineResult{{line: ch.first, findings: []Finding{c.tooLarge(ch.tooLarge)}}}
@@ -468,6 +497,8 @@ func (c *recordingCheck) parse(ch *chunk) {
 	// One string for the chunk: the tape's strings are substrings of it.
 	src := string(ch.data)
 	ch.tape = c.tapes.Get().(*canon.Tape)
+	// At most one result a line: sized once, not grown.
+	ch.results = make([]lineResult, 0, bytes.Count(ch.data, []byte{'\n'})+1)
 	num, off := ch.first, 0
 	for off < len(src) {
 		end := strings.IndexByte(src[off:], '\n')
@@ -483,7 +514,7 @@ func (c *recordingCheck) parse(ch *chunk) {
 			ch.results = append(ch.results, lineResult{line: num, findings: []Finding{c.tooLarge(len(ln))}})
 		} else if !isBlank(ln) {
 			ch.frames++
-			if res, ok := c.line(ch.tape, src[off:end], ln, num); ok {
+			if res, ok := c.line(ch.tape, sk, src[off:end], ln, num); ok {
 				ch.results = append(ch.results, res)
 			}
 		}
@@ -500,7 +531,7 @@ func (c *recordingCheck) tooLarge(size int) Finding {
 // line checks one non-blank line, read onto tp; ok is false when there is
 // nothing to report or match. A success reply's nodes stay on tp for its
 // body check; everything else is taken off again.
-func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (res lineResult, ok bool) {
+func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byte, num int) (res lineResult, ok bool) {
 	res.line = num
 	mark := len(tp.Nodes)
 	root, read := tp.Append(src)
@@ -517,13 +548,14 @@ func (c *recordingCheck) line(tp *canon.Tape, src string, ln []byte, num int) (r
 		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
 		return res, true
 	}
-	skel := map[string]any{}
-	for _, l := range c.locations {
+	sk.reset()
+	skel := sk.root
+	for li, l := range c.locations {
 		if at := tapeAt(tp, root, l.Tokens); at >= 0 {
 			if l.Value {
-				envelope.SetAt(skel, l.Tokens, tp.Value(at))
+				sk.set(li, l.Tokens, tp.Value(at))
 			} else {
-				envelope.SetAt(skel, l.Tokens, envelope.Opaque{})
+				sk.set(li, l.Tokens, envelope.Opaque{})
 			}
 		}
 	}
@@ -586,6 +618,76 @@ func (c *recordingCheck) meta(cls *envelope.Class, frame any, res *lineResult) (
 }
 
 // tapeAt returns the node at the pointer tokens below node i of t, or -1.
+// skeleton holds a line's skeleton (see line): the maps of the objects on
+// the way to each location are made once per worker and cleared for each
+// line, where making them for each line was a third of what validate
+// allocated (bench/README.md). Nothing keeps a skeleton past its line: what
+// a result keeps of it are strings.
+type skeleton struct {
+	root map[string]any
+	// chain holds, per location, the map of each of its prefixes
+	// (tokens[:1] ... tokens[:len-1]); all holds every such map once.
+	chain [][]map[string]any
+	all   []map[string]any
+}
+
+func newSkeleton(locs []envelope.Location) *skeleton {
+	k := &skeleton{root: map[string]any{}}
+	byPrefix := map[string]map[string]any{}
+	for _, l := range locs {
+		var ch []map[string]any
+		for i := 1; i < len(l.Tokens); i++ {
+			var key strings.Builder
+			for _, t := range l.Tokens[:i] {
+				fmt.Fprintf(&key, "%d:%s", len(t), t)
+			}
+			m := byPrefix[key.String()]
+			if m == nil {
+				m = map[string]any{}
+				byPrefix[key.String()] = m
+				k.all = append(k.all, m)
+			}
+			ch = append(ch, m)
+		}
+		k.chain = append(k.chain, ch)
+	}
+	return k
+}
+
+// reset empties the skeleton for the next line.
+func (k *skeleton) reset() {
+	clear(k.root)
+	for _, m := range k.all {
+		clear(m)
+	}
+}
+
+// set is envelope.SetAt for location li (with tokens), taking the objects
+// on the way from the skeleton's maps.
+func (k *skeleton) set(li int, tokens []string, v any) {
+	cur := k.root
+	for i, t := range tokens {
+		if i == len(tokens)-1 {
+			if _, set := cur[t]; !set || v != (envelope.Opaque{}) {
+				cur[t] = v // Opaque never hides what was read
+			}
+			return
+		}
+		next, ok := cur[t]
+		if _, opaque := next.(envelope.Opaque); !ok || opaque {
+			m := k.chain[li][i]
+			cur[t] = m
+			cur = m
+			continue
+		}
+		m, isObj := next.(map[string]any)
+		if !isObj {
+			return
+		}
+		cur = m
+	}
+}
+
 func tapeAt(t *canon.Tape, i int, tokens []string) int {
 	for _, tok := range tokens {
 		n := &t.Nodes[i]

@@ -390,6 +390,8 @@ type loaded struct {
 	// conf is the version's conformance rules plus the vector's.
 	conf  *compare.Rules
 	lines []sendLine
+	// reqs are the requests lines carry (reqs[i] of lines[i]).
+	reqs []sentRequest
 	// gates are the vector's await items, in order.
 	gates []gate
 	// passOver and tolerate are the vector's own frame rules.
@@ -465,19 +467,20 @@ func (s *session) segment(g int) [][]byte {
 	}
 	var out [][]byte
 	for i, ln := range l.lines[from:to] {
+		r := l.reqs[from+i]
 		if b, ok := l.binds[from+i]; ok {
 			var write bool
 			if ln, write = s.bound(b); !write {
 				// Left out: its reply is not expected either.
-				unsent := map[string]*request{}
-				s.p.track(unsent, l.lines[from+i])
-				for k := range unsent {
-					delete(s.expected, k)
+				if r.ok {
+					delete(s.expected, r.key)
 				}
 				continue
 			}
+			// The bound frame may carry a bound id: read it again.
+			r = s.p.request(ln)
 		}
-		s.p.track(s.sent, ln)
+		track(s.sent, r)
 		out = append(out, ln...)
 	}
 	return out
@@ -562,6 +565,11 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			}
 		}
 		l.lines = append(l.lines, ln)
+		if it.Frame != nil {
+			l.reqs = append(l.reqs, p.requestOf(it.Frame))
+		} else {
+			l.reqs = append(l.reqs, p.request(ln))
+		}
 	}
 	if l.passOver, err = envelope.CompileRules("passOver", full.PassOver, false); err != nil {
 		return invalid(err)
@@ -597,8 +605,8 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 	}
 	if len(full.Expect.Replies) > 0 {
 		carried := map[string]*request{}
-		for _, ln := range l.lines {
-			p.track(carried, ln)
+		for _, r := range l.reqs {
+			track(carried, r)
 		}
 		for _, id := range full.Expect.Replies {
 			if k := envelope.Key(id); carried[k] == nil && !slices.Contains(l.orphans, k) {

@@ -19,6 +19,7 @@ import (
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/testpar"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
@@ -34,6 +35,8 @@ func TestMain(m *testing.M) {
 	if err := proc.BecomeSubreaper(); err != nil {
 		fmt.Fprintln(os.Stderr, "subreaper:", err)
 	}
+	// Most tests here wait on IUTs (timeouts, grace periods), not on CPU.
+	testpar.Widen(8)
 	os.Exit(m.Run())
 }
 

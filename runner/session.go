@@ -119,6 +119,11 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 		return nil, err
 	}
 	if err := s.startIUT(ctx, argv, env); err != nil {
+		if ctx.Err() != nil {
+			// Interrupted while it was started: not a start failure.
+			s.o.notRun = true
+			return s.o, nil
+		}
 		return nil, err
 	}
 	s.converse(ctx)
@@ -210,8 +215,8 @@ func (s *session) prepare() (argv, env []string, err error) {
 	// start the agent); it is given a double that plays the vector's
 	// frames and records what the IUT answers in a transcript file.
 	if s.spawned {
-		for _, ln := range s.l.lines {
-			p.track(s.sent, ln)
+		for _, r := range s.l.reqs {
+			track(s.sent, r)
 		}
 		if s.sp, err = p.writeSpawn(s.home, v, s.l); err != nil {
 			return nil, nil, err
@@ -445,8 +450,8 @@ func (s *session) finish() {
 		// The lines after the gate were never written: their replies are
 		// not missing, the awaited one is.
 		unsent := map[string]*request{}
-		for _, ln := range s.l.lines[s.l.gates[s.next].before:] {
-			p.track(unsent, ln)
+		for _, r := range s.l.reqs[s.l.gates[s.next].before:] {
+			track(unsent, r)
 		}
 		for k := range unsent {
 			if s.sent[k] == nil {
@@ -462,16 +467,7 @@ func (s *session) finish() {
 	s.pendingAtBreak = pendingReplies(s.expected, s.sent)
 	s.earlyLines = s.nlines
 	s.open = false
-	stopped := make(chan proc.Exit, 1)
-	go func() { stopped <- s.pr.Stop(p.cfg.Grace, p.cfg.KillAfter) }()
-	if !s.eof {
-		for ln := range s.pr.Lines() {
-			if !s.spawned {
-				s.handle(ln)
-			}
-		}
-	}
-	o.exit = <-stopped
+	o.exit = s.stop()
 	exhausted(o, s.pr.Exhaustion())
 	if left := s.pr.Leftovers(); left.Count > 0 {
 		// Every process of the IUT must end with it, in every mode.
@@ -482,6 +478,52 @@ func (s *session) finish() {
 	if s.spawned {
 		s.sp.replay(o, s.handle, p.cfg.MaxLine)
 	}
+}
+
+// stop closes stdin, reads (and judges) the rest of the IUT's output, and
+// stops the IUT within the grace period (proc.Stop). Most IUTs end their
+// output within it once stdin closes: then Stop is called from this
+// goroutine once output has ended, with what is left of the grace period,
+// and returns at once for an IUT that exited. Otherwise Stop runs beside
+// the reading, as it always did, so that an IUT that keeps writing is
+// still read while it is stopped. Either way the IUT gets the whole grace
+// period from the moment stdin closed.
+func (s *session) stop() proc.Exit {
+	p := s.p
+	closed := time.Now()
+	s.pr.CloseStdin()
+	ended := s.eof
+	if !ended {
+		grace := time.NewTimer(p.cfg.Grace)
+	read:
+		for {
+			select {
+			case ln, ok := <-s.pr.Lines():
+				if !ok {
+					ended = true
+					break read
+				}
+				if !s.spawned {
+					s.handle(ln)
+				}
+			case <-grace.C:
+				break read
+			}
+		}
+		grace.Stop()
+	}
+	left := max(0, p.cfg.Grace-time.Since(closed))
+	if ended {
+		return s.pr.Stop(left, p.cfg.KillAfter)
+	}
+	stopped := make(chan proc.Exit, 1)
+	go func() { stopped <- s.pr.Stop(left, p.cfg.KillAfter) }()
+	for ln := range s.pr.Lines() {
+		if !s.spawned {
+			s.handle(ln)
+		}
+	}
+	return <-stopped
 }
 
 // judge adds the findings of how the session ended: a crash, an early

@@ -42,7 +42,7 @@ func controlPlan(t testing.TB) *plan {
 // streaming scan must agree with).
 func wantTracked(p *plan, line []byte) tracked {
 	sent := map[string]*request{}
-	p.track(sent, sendLine{line})
+	track(sent, p.request(sendLine{line}))
 	for k, r := range sent {
 		return tracked{Key: k, Method: r.method, OK: true}
 	}
@@ -66,7 +66,7 @@ func gotTracked(p *plan, line []byte, cuts []int) tracked {
 		pieces = [][]byte{line[:0], line}
 	}
 	sent := map[string]*request{}
-	p.track(sent, pieces)
+	track(sent, p.request(pieces))
 	for k, r := range sent {
 		return tracked{Key: k, Method: r.method, OK: true}
 	}

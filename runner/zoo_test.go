@@ -212,6 +212,9 @@ func notePID(pid int) {
 func TestZoo(t *testing.T) {
 	t.Parallel()
 	const timeout, grace, killAfter = 2 * time.Second, 500 * time.Millisecond, 500 * time.Millisecond
+	// floodTimeout is the wait for the stderr flood's one reply: the
+	// vector is about what stderr keeps, not about time.
+	const floodTimeout = 20 * time.Second
 	tests := []struct {
 		behaviour string
 		filters   []string
@@ -225,6 +228,8 @@ func TestZoo(t *testing.T) {
 		{"zoo-invalid-utf8", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameNotJSON},
 		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
 		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
+		// Its reply comes after 1 GiB of stderr: more than the common
+		// timeout on a loaded 2-core machine (floodTimeout).
 		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingItemAdded},
 		// A grandchild that holds stdout after the IUT exited outlives it.
 		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
@@ -242,6 +247,9 @@ func TestZoo(t *testing.T) {
 			cfg := testConfig(t, tc.behaviour, tc.filters...)
 			cfg.Env["CONFORM_ZOO_PIDS"] = pids
 			cfg.Timeout, cfg.Grace, cfg.KillAfter = timeout, grace, killAfter
+			if tc.behaviour == "zoo-stderr-flood" {
+				cfg.Timeout = floodTimeout
+			}
 			cfg.MaxFrames = 1000
 			start := time.Now()
 			rep, err := runner.Run(context.Background(), cfg)
@@ -255,7 +263,7 @@ func TestZoo(t *testing.T) {
 			// A hang guard, not a speed claim: every vector is bounded by
 			// timeout + grace + kill-after, plus a wide margin for a noisy
 			// 2-core machine (the stderr flood alone moves 1 GiB).
-			if limit := timeout + grace + 2*killAfter + 20*time.Second; time.Since(start) > limit {
+			if limit := cfg.Timeout + grace + 2*killAfter + 20*time.Second; time.Since(start) > limit {
 				t.Errorf("run took %s, bound %s", time.Since(start), limit)
 			}
 			if diff := cmp.Diff(tc.want, statuses(rep)); diff != "" {

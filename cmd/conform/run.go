@@ -184,6 +184,44 @@ func applyProfileExpect(cfg *runner.Config, dir string, keepTimeout bool) (*prof
 
 // openSuite loads the suite at dir, or the embedded one when dir is "".
 func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
+	return loadSuite(dir, suite.Options{SkipDigest: skipDigest})
+}
+
+// indexCache returns where runs keep their suite index cache,
+// ${CONFORM_CACHE:-<user cache dir>/conform}/index, and what identifies
+// this binary for it (its path, size and modification time, and its build
+// information); "" for both when either cannot be found.
+func indexCache() (dir, kit string) {
+	base := os.Getenv("CONFORM_CACHE")
+	if base == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", ""
+		}
+		base = filepath.Join(d, "conform")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return "", ""
+	}
+	kit = fmt.Sprintf("%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		kit += " " + bi.Main.Path + "@" + bi.Main.Version
+		for _, s := range bi.Settings {
+			if strings.HasPrefix(s.Key, "vcs.") {
+				kit += " " + s.Key + "=" + s.Value
+			}
+		}
+	}
+	return filepath.Join(base, "index"), kit
+}
+
+// loadSuite is openSuite with options (Meta is always the kit's).
+func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
 	var fsys fs.FS = conform.Suite()
 	if dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -197,7 +235,8 @@ func openSuite(dir string, skipDigest bool) (*runner.Suite, error) {
 		}
 		fsys = d
 	}
-	s, err := suite.Load(fsys, suite.Options{SkipDigest: skipDigest, Meta: conform.Meta()})
+	opt.Meta = conform.Meta()
+	s, err := suite.Load(fsys, opt)
 	if err != nil && dir != "" {
 		code := kiterr.CodeOf(err)
 		return nil, &kiterr.Error{Code: code, Msg: "suite " + dir + ": " + strings.TrimPrefix(err.Error(), string(code)+": ")}
@@ -319,7 +358,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			*role = r
 		}
 	}
-	s, err := openSuite(*suiteDir, false)
+	// A run reads (and checks) every vector and golden file it uses: their
+	// digests are checked then, not also at load; what the last run of
+	// this suite by this binary found valid is not checked again (the
+	// index cache, internal/suite/cache.go).
+	cacheDir, kit := indexCache()
+	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit})
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -17,6 +17,15 @@ const (
 	// runHeadroomPercent is the headroom, in percent of the live heap,
 	// once that is larger than runHeadroomMin.
 	runHeadroomPercent = 50
+	// runStartHeap is the memory (runtime/debug.SetMemoryLimit: the heap
+	// and the runtime's own, about 8 MiB of it at start) a run may reach
+	// before its first collection, in bytes: loading and compiling (the
+	// suite, its schemas, the index) make garbage of several MiB and keep
+	// little, and collecting it from Go's 4 MiB minimum heap on was part
+	// of the 15% of a one-vector run's CPU spent collecting
+	// (bench/README.md). A run that gets there collects then, and from
+	// then on as below; a short run never does.
+	runStartHeap = 16 << 20
 )
 
 // tuneRunGC bounds how far the heap of a run may grow above its live part,
@@ -33,20 +42,30 @@ const (
 // here (bench/README.md), and a larger one at 1.5 times its live heap
 // instead of twice.
 //
+// Before its first collection the heap may grow to runStartHeap.
+//
 // The returned function ends the tuning and restores GOGC=100.
 func tuneRunGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	percent := 100
+	percent := -1
 	var mu sync.Mutex
 	stopped := false
+	// Until the first collection: none before runStartHeap.
+	debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(runStartHeap)
 	onEachGC(func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
 			return false
+		}
+		if percent < 0 {
+			debug.SetMemoryLimit(limit)
+			percent = 100
+			debug.SetGCPercent(percent)
 		}
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
@@ -61,6 +80,7 @@ func tuneRunGC() (restore func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		stopped = true
+		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(100)
 	}
 }

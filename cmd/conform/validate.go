@@ -18,16 +18,46 @@ import (
 	"github.com/conform-kit/conform/runner"
 )
 
+// Memory of validate (see tuneGC).
+const (
+	// validateLimit is the soft memory limit while only ordinary lines
+	// are in flight, in bytes: with two chunks of lines in flight a worker
+	// (runner.ValidateRecording) the live heap is 4-6 MiB, and the limit
+	// keeps a million-frame recording at about 33 MiB RSS (it was 64 MiB
+	// and 72 MiB: bench/README.md).
+	validateLimit = 24 << 20
+	// validatePerByte is how much the limit grows per byte of lines in
+	// flight beyond validateLimit's share: what checking a line may hold
+	// for each of its bytes (its copy, its tape: up to 35x for an array of
+	// small objects; its maps for an object of more than 256 members).
+	validatePerByte = 40
+	// validateShare is the bytes of lines in flight validateLimit is for.
+	validateShare = 2 << 20
+)
+
 // tuneGC trades memory for speed in validate: unless the caller set GOGC
 // or GOMEMLIMIT, the heap may grow to 5x its live size (GOGC=400) under a
-// 64 MiB soft limit. A recording is streamed, so the live heap is a few
-// MiB whatever its length (runner.ValidateRecording); the validator's fast
-// path leaves little garbage beyond the parsed frames. The limit keeps the
-// peak RSS of a million-frame recording under 100 MiB (bench/README.md).
-func tuneGC() {
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetGCPercent(400)
-		debug.SetMemoryLimit(64 << 20)
+// soft limit of validateLimit, which follows the lines in flight (the
+// returned function, for RecordingOptions.InFlight): one large line is
+// checked under a limit it fits in (before, a frame of 1.6M members was
+// checked under 64 MiB with a collection every few MiB: 3.7 s CPU, 1.2 s
+// without the limit). A recording is streamed, so the live heap is a few
+// MiB whatever its length; the validator's fast path leaves little garbage
+// beyond the parsed frames. The returned function is nil when the caller
+// set GOGC or GOMEMLIMIT.
+func tuneGC() (inFlight func(bytes int64)) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(validateLimit)
+	var last int64 = validateLimit
+	return func(bytes int64) {
+		limit := validateLimit + validatePerByte*max(0, bytes-validateShare)
+		if limit != last {
+			last = limit
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }
 
@@ -58,7 +88,7 @@ func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if *maxLine <= 0 {
 		return usageError(stderr, "validate", "--max-line must be positive")
 	}
-	tuneGC()
+	inFlight := tuneGC()
 	s, err := openSuite(*suiteDir, false)
 	if err != nil {
 		return fail(stderr, err)
@@ -92,7 +122,7 @@ func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			if p == "-" {
 				in = stdin
 			}
-			ok, err := validateRecording(ctx, s, *version, p, in, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs}, out)
+			ok, err := validateRecording(ctx, s, *version, p, in, runner.RecordingOptions{MaxLine: *maxLine, Complete: *complete, Jobs: *jobs, InFlight: inFlight}, out)
 			if err != nil {
 				out.Flush()
 				return fail(stderr, err)

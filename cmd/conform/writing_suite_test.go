@@ -101,6 +101,7 @@ func TestWritingASuite(t *testing.T) {
 			env.Setenv("GOTOOLCHAIN", "local")
 			env.Setenv("GOPROXY", "off")
 			env.Setenv("GOFLAGS", "")
+			env.Setenv("CONFORM_CACHE", testCache)
 			if slow {
 				// npm's cache and cargo's registry and toolchains are there.
 				env.Setenv("HOME", home)

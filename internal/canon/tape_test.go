@@ -123,3 +123,89 @@ func FuzzTape(f *testing.F) {
 		checkTape(t, data)
 	})
 }
+
+// Texts from presizeFrom bytes on are counted before they are read
+// (nodeBound): the tape still agrees with Parse on them, their nodes fit
+// the count, and a large text costs one allocation, not one per growth
+// of the slice.
+func TestTapeLargeTexts(t *testing.T) {
+	t.Parallel()
+	repeat := func(head, item, sep, tail string) string {
+		var b strings.Builder
+		b.WriteString(head)
+		for i := 0; b.Len() < presizeFrom+1024; i++ {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(item)
+		}
+		b.WriteString(tail)
+		return b.String()
+	}
+	members := func(n int) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"k` + strings.Repeat("x", 1100) + strings.Repeat("y", i) + `":[1,{}]`)
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	pad := `"` + strings.Repeat("p", presizeFrom) + `"`
+	arrayOfObjects := repeat("[", `{"a":1}`, ",", "]")
+	inputs := []string{
+		arrayOfObjects,
+		repeat("[", `{"s":"a,b{[\"\\,]}","t":[]}`, ",", "]"),
+		repeat(`{"a":[`, `"\u00e9,\"",[[]],{}`, ",", `]}`),
+		members(MaxTapeMembers),
+		members(MaxTapeMembers + 1),
+		"[" + members(MaxTapeMembers+1) + "]",
+		strings.Repeat("[", MaxDepth-1) + pad + strings.Repeat("]", MaxDepth-1),
+		strings.Repeat("[", MaxDepth) + pad + strings.Repeat("]", MaxDepth),
+		strings.Repeat("[", MaxDepth+1) + pad + strings.Repeat("]", MaxDepth+1),
+		repeat("[", "1", ",", ",]"),
+		repeat("[", `"a"`, ",", `,"unterminated]`),
+		repeat("{", `"a":1`, ",", "}"),
+		repeat("[", "[]", ",", "]]]"),
+		pad + ",",
+	}
+	for _, in := range inputs {
+		checkTape(t, []byte(in))
+		var tp Tape
+		if _, ok := tp.Append(in); ok {
+			if n, _ := nodeBound(in); len(tp.Nodes) > n {
+				t.Errorf("%.40q...: %d nodes, nodeBound %d", in, len(tp.Nodes), n)
+			}
+		}
+	}
+}
+
+// A large text costs the tape one allocation for its nodes (counted
+// first), not one per growth of the slice. Not parallel: AllocsPerRun counts the
+// whole process's allocations.
+func TestTapeLargeTextGrowsOnce(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; b.Len() < 1<<20; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"a":1}`)
+	}
+	b.WriteString("]")
+	arrayOfObjects := b.String()
+	allocs := testing.AllocsPerRun(3, func() {
+		var tp Tape
+		if _, ok := tp.Append(arrayOfObjects); !ok {
+			t.Fatal("array of objects not read")
+		}
+	})
+	// Two: the Tape (it escapes through Append) and its nodes, once; node
+	// by node it was 34.
+	if allocs != 2 {
+		t.Errorf("a %d-byte array of small objects: %v allocations, want 2 (the tape, and its nodes once)", len(arrayOfObjects), allocs)
+	}
+}

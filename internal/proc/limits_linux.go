@@ -31,6 +31,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,9 +238,12 @@ type limiter struct {
 	// thread that forks the IUT; pooled tells which came from the pool.
 	v1     []string
 	pooled []bool
+	// res is the pooled pids cgroup v1 (v1[0]) with the thread that
+	// lives in it and forks its IUTs (see [resident]); nil otherwise.
+	res *resident
 	// events is the pids.events file that counts refused forks ("max
-	// N"), "" for the watch; events0 its count when the IUT started.
-	events  string
+	// N"), path "" for the watch; events0 its count when the IUT started.
+	events  heldFile
 	events0 int64
 	// oomFile counts the kernel's kills at the memory limit ("oom_kill
 	// N" in memory.events or memory.oom_control); oom0 at the start.
@@ -247,16 +251,26 @@ type limiter struct {
 	oom0    int64
 	reached atomic.Bool
 	oomKill int64
-	done    chan struct{}
-	stop    sync.Once
+	// The watch (startWatch): wmu is held while it looks, and by
+	// stopWatch, which release calls before the IUT's containment is
+	// taken apart (the watch reads it).
+	wmu        sync.Mutex
+	timer      *time.Timer
+	watchEnded bool
+	stop       sync.Once
 }
 
 // newLimiter sets up the limits of an IUT contained by c (its cgroup v2
-// already chosen, not yet started). Errors: a memory bound where no memory
-// controller exists, or a limit that cannot be written.
-func newLimiter(c *control, l Limits) (*limiter, error) {
+// already chosen, not yet started). noCgroup (Config.NoCgroup) keeps it out
+// of cgroups v1 too: its processes are then held by the watch. Errors: a
+// memory bound where no memory controller exists, or a limit that cannot
+// be written.
+func newLimiter(c *control, l Limits, noCgroup bool) (*limiter, error) {
 	ctl := c.pool.limitCtl()
-	lim := &limiter{procs: l.Procs, memory: l.Memory, done: make(chan struct{})}
+	if noCgroup {
+		ctl.pidsV1, ctl.memV1 = nil, nil
+	}
+	lim := &limiter{procs: l.Procs, memory: l.Memory}
 	if lim.procs <= 0 {
 		lim.procs = DefaultProcs
 	}
@@ -275,22 +289,27 @@ func newLimiter(c *control, l Limits) (*limiter, error) {
 		if err := writeFast(c.cg.dir+"/pids.max", strconv.Itoa(lim.procs)); err != nil {
 			return fail(err)
 		}
-		lim.by, lim.events = byV2, c.cg.dir+"/pids.events"
+		lim.by, lim.events = byV2, heldFile{path: c.cg.dir + "/pids.events", fd: -1}
 	case ctl.pidsV1 != nil:
-		dir, pooled, err := c.pool.v1Cgroup(ctl.pidsV1.dir)
+		res, err := c.pool.v1Cgroup(ctl.pidsV1.dir)
 		if err != nil {
 			return fail(err)
 		}
-		lim.v1, lim.pooled = append(lim.v1, dir), append(lim.pooled, pooled)
-		if err := writeFast(dir+"/pids.max", strconv.Itoa(lim.procs)); err != nil {
+		max := lim.procs
+		lim.v1, lim.pooled = append(lim.v1, res.dir), append(lim.pooled, res.pooled)
+		if res.pooled {
+			// Its resident thread is one of its tasks.
+			lim.res, max = res, max+1
+		}
+		if err := res.max.write(strconv.Itoa(max)); err != nil {
 			return fail(err)
 		}
-		lim.by, lim.events = byV1, dir+"/pids.events"
+		lim.by, lim.events = byV1, res.events
 	default:
 		lim.by = byWatch
 	}
-	if lim.events != "" {
-		lim.events0 = counter(lim.events, "max")
+	if lim.events.path != "" {
+		lim.events0 = lim.events.counter("max")
 	}
 	if l.Memory > 0 {
 		mem := strconv.FormatInt(l.Memory, 10)
@@ -315,15 +334,15 @@ func newLimiter(c *control, l Limits) (*limiter, error) {
 		default:
 			return fail(errors.New("a memory bound needs a memory controller (a cgroup v2 that delegates memory to conform's cgroup, or a cgroup v1 memory hierarchy), and this system offers neither to conform"))
 		}
-		lim.oom0 = counter(lim.oomFile, "oom_kill")
+		lim.oom0 = heldFile{path: lim.oomFile, fd: -1}.counter("oom_kill")
 	}
 	return lim, nil
 }
 
-// counter reads the value of key in a flat-keyed cgroup file ("key N"
+// counter reads the value of key in the flat-keyed cgroup file ("key N"
 // lines), or 0.
-func counter(file, key string) int64 {
-	b, err := readFast(file)
+func (h heldFile) counter(key string) int64 {
+	b, err := h.read()
 	if err != nil {
 		return 0
 	}
@@ -337,10 +356,31 @@ func counter(file, key string) int64 {
 }
 
 // join moves the calling thread into the limiter's v1 cgroups, so that
-// what it forks starts inside them.
+// what it forks starts inside them. Where the pids cgroup has a resident
+// thread, this second thread of conform's is counted in its pids.max until
+// leave.
 func (lim *limiter) join() error {
+	if lim.res != nil {
+		if err := lim.res.max.write(strconv.Itoa(lim.procs + 2)); err != nil {
+			return err
+		}
+	}
+	return joinV1(lim.v1)
+}
+
+// leave moves the calling thread back to conform's own v1 cgroups (the
+// parents of the limiter's), once the IUT is forked.
+func (lim *limiter) leave() {
+	leaveV1(lim.v1)
+	if lim.res != nil {
+		_ = lim.res.max.write(strconv.Itoa(lim.procs + 1))
+	}
+}
+
+// joinV1 moves the calling thread into the cgroups v1 dirs.
+func joinV1(dirs []string) error {
 	tid := strconv.Itoa(unix.Gettid())
-	for _, dir := range lim.v1 {
+	for _, dir := range dirs {
 		if err := writeFast(dir+"/tasks", tid); err != nil {
 			return err
 		}
@@ -348,41 +388,62 @@ func (lim *limiter) join() error {
 	return nil
 }
 
-// leave moves the calling thread back to conform's own v1 cgroups (the
-// parents of the limiter's), once the IUT is forked.
-func (lim *limiter) leave() {
+// leaveV1 moves the calling thread back from the cgroups v1 dirs to their
+// parents (conform's own).
+func leaveV1(dirs []string) {
 	tid := strconv.Itoa(unix.Gettid())
-	for _, dir := range lim.v1 {
+	for _, dir := range dirs {
 		_ = writeFast(filepath.Dir(dir)+"/tasks", tid)
 	}
 }
 
-// watch ends the IUT once it reached its process limit: a fork the pids
-// controller refused, or more processes than the limit by the count.
-func (lim *limiter) watch(c *control) {
+// startWatch starts the watch: a timer, not a goroutine, whose function
+// looks every interval (on a goroutine of the runtime's while it runs) and
+// sets the next timer. Most IUTs end within the first interval, so most
+// never need a goroutine for it (a goroutine and a ticker per IUT were
+// measurable in a run's scheduler time).
+func (lim *limiter) startWatch(c *control) {
 	every := 50 * time.Millisecond
-	if lim.events == "" && c.cg == nil {
+	if lim.events.path == "" && c.cg == nil {
 		every = 200 * time.Millisecond // each count scans /proc
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-lim.done:
+	lim.wmu.Lock()
+	defer lim.wmu.Unlock()
+	var look func()
+	look = func() {
+		lim.wmu.Lock()
+		defer lim.wmu.Unlock()
+		if lim.watchEnded {
 			return
-		case <-t.C:
 		}
-		var over bool
-		if lim.events != "" {
-			over = counter(lim.events, "max") > lim.events0
-		} else {
-			over = len(c.members())+1 > lim.procs
-		}
-		if over {
+		if lim.over(c) {
 			lim.reached.Store(true)
 			lim.kill(c)
+			lim.watchEnded = true
 			return
 		}
+		lim.timer = time.AfterFunc(every, look)
+	}
+	lim.timer = time.AfterFunc(every, look)
+}
+
+// over reports whether the IUT reached its process limit: a fork the pids
+// controller refused, or more processes than the limit by the count.
+func (lim *limiter) over(c *control) bool {
+	if lim.events.path != "" {
+		return lim.events.counter("max") > lim.events0
+	}
+	return len(c.members())+1 > lim.procs
+}
+
+// stopWatch ends the watch; once it returns, the watch neither runs nor
+// will.
+func (lim *limiter) stopWatch() {
+	lim.wmu.Lock()
+	defer lim.wmu.Unlock()
+	lim.watchEnded = true
+	if lim.timer != nil {
+		lim.timer.Stop()
 	}
 }
 
@@ -403,11 +464,16 @@ func v1Procs(dir string) []int {
 	if err != nil {
 		return nil
 	}
+	return parseV1Procs(b)
+}
+
+// parseV1Procs reads a cgroup.procs file's pids, leaving conform itself
+// out: the thread that forked the IUT is in the cgroup for a moment, or for
+// good (a resident thread), and one that could not leave stays.
+func parseV1Procs(b []byte) []int {
 	self := os.Getpid()
 	var out []int
 	for _, f := range strings.Fields(string(b)) {
-		// Never conform itself: the thread that forked the IUT is in the
-		// cgroup for a moment, and stays if it could not leave.
 		if pid, err := strconv.Atoi(f); err == nil && pid != self {
 			out = append(out, pid)
 		}
@@ -420,23 +486,87 @@ func v1Procs(dir string) []int {
 // them. Safe to call more than once.
 func (lim *limiter) release(c *control) {
 	lim.stop.Do(func() {
-		close(lim.done)
-		if lim.events != "" && counter(lim.events, "max") > lim.events0 {
+		lim.stopWatch()
+		if lim.events.path != "" && lim.events.counter("max") > lim.events0 {
 			// A fork refused after the watch's last look (the IUT may
 			// have given up and exited at once).
 			lim.reached.Store(true)
 		}
 		if lim.oomFile != "" {
-			lim.oomKill = counter(lim.oomFile, "oom_kill") - lim.oom0
+			lim.oomKill = heldFile{path: lim.oomFile, fd: -1}.counter("oom_kill") - lim.oom0
 		}
 		for i, dir := range lim.v1 {
-			clean := len(v1Procs(dir)) == 0
-			if clean && lim.pooled[i] && c.pool != nil && c.pool.putV1(dir) {
-				continue
+			if lim.pooled[i] && lim.res != nil && lim.res.dir == dir {
+				if len(lim.res.members()) == 0 && c.pool != nil && c.pool.putV1(lim.res) {
+					continue
+				}
+				lim.res.stop()
 			}
 			removeV1(dir)
 		}
 	})
+}
+
+// heldFile is a file of a cgroup file system read or written a few times
+// an IUT: held open (fd >= 0) and read and written with pread(2) and
+// pwrite(2) at offset 0, which read it afresh, where opening it each time
+// (a path walk in the cgroup file system) cost a few percent of an IUT's
+// CPU; by path where fd is -1.
+type heldFile struct {
+	path string
+	fd   int
+}
+
+// holdFile opens path for reading (write: for writing), or returns it
+// with fd -1 when it cannot be opened.
+func holdFile(path string, write bool) heldFile {
+	flag := unix.O_RDONLY
+	if write {
+		flag = unix.O_WRONLY
+	}
+	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(path, flag|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		fd = -1
+	}
+	return heldFile{path: path, fd: fd}
+}
+
+// read returns the file's content.
+func (h heldFile) read() ([]byte, error) {
+	if h.fd < 0 {
+		return readFast(h.path)
+	}
+	b := make([]byte, 512)
+	n := 0
+	for {
+		m, err := ignoringEINTR(func() (int, error) { return unix.Pread(h.fd, b[n:], int64(n)) })
+		if err != nil {
+			return readFast(h.path)
+		}
+		if m == 0 {
+			return b[:n], nil
+		}
+		if n += m; n == len(b) {
+			b = append(b, make([]byte, len(b))...)
+		}
+	}
+}
+
+// write writes data in one write.
+func (h heldFile) write(data string) error {
+	if h.fd < 0 {
+		return writeFast(h.path, data)
+	}
+	if _, err := ignoringEINTR(func() (int, error) { return unix.Pwrite(h.fd, []byte(data), 0) }); err != nil {
+		return &fs.PathError{Op: "write", Path: h.path, Err: err}
+	}
+	return nil
+}
+
+func (h heldFile) close() {
+	if h.fd >= 0 {
+		_ = unix.Close(h.fd)
+	}
 }
 
 // removeV1 kills what is left in the v1 cgroup dir and removes it,
@@ -470,34 +600,150 @@ func (lim *limiter) exhaustion() Exhaustion {
 
 func (c *control) exhaustion() Exhaustion { return c.lim.exhaustion() }
 
-// v1Cgroup returns a pooled v1 cgroup made in dir, or a new one (pooled
-// tells which). A nil pool makes one.
-func (pl *pool) v1Cgroup(dir string) (cg string, pooled bool, err error) {
+// v1Cgroup returns a pooled pids cgroup v1 made in dir, or a new one
+// (pooled: it goes back to the pool and has a resident thread). A nil pool
+// makes one that is not pooled.
+func (pl *pool) v1Cgroup(dir string) (*resident, error) {
 	if pl != nil {
 		pl.mu.Lock()
+		var r *resident
 		if n := len(pl.freeV1); n > 0 {
-			cg = pl.freeV1[n-1]
+			r = pl.freeV1[n-1]
 			pl.freeV1 = pl.freeV1[:n-1]
 		}
 		pl.mu.Unlock()
-		if cg != "" {
-			return cg, true, nil
+		if r != nil {
+			return r, nil
 		}
 	}
-	cg, err = os.MkdirTemp(dir, "conform-iut-")
-	return cg, pl != nil, err
+	cg, err := os.MkdirTemp(dir, "conform-iut-")
+	if err != nil {
+		return nil, err
+	}
+	r := &resident{dir: cg, pooled: pl != nil,
+		events: heldFile{path: cg + "/pids.events", fd: -1}, procs: heldFile{path: cg + "/cgroup.procs", fd: -1}, max: heldFile{path: cg + "/pids.max", fd: -1}}
+	if r.pooled {
+		r.events, r.procs, r.max = holdFile(r.events.path, false), holdFile(r.procs.path, false), holdFile(r.max.path, true)
+	}
+	return r, nil
 }
 
-// putV1 keeps an empty v1 cgroup for a later IUT; false once the pool is
-// closed (the caller removes it).
-func (pl *pool) putV1(dir string) bool {
+// members lists the live processes in the cgroup (never conform itself).
+func (r *resident) members() []int {
+	b, err := r.procs.read()
+	if err != nil {
+		return nil
+	}
+	return parseV1Procs(b)
+}
+
+// putV1 keeps an empty pooled v1 cgroup, with its resident thread, for a
+// later IUT; false once the pool is closed (the caller stops the thread
+// and removes the cgroup).
+func (pl *pool) putV1(r *resident) bool {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.closed {
 		return false
 	}
-	pl.freeV1 = append(pl.freeV1, dir)
+	pl.freeV1 = append(pl.freeV1, r)
 	return true
+}
+
+// resident is a pids cgroup v1 of the pool and the thread that lives in
+// it: a locked OS thread that joined the cgroup once and forks every IUT
+// the cgroup holds, one after another, so that each IUT is inside from its
+// first instruction (a v1 cgroup cannot be entered at clone time). Before
+// it, each IUT was forked from a new thread that joined the IUT's cgroup,
+// forked, left it and ended: a thread created and ended and two writes to
+// a tasks file (a cgroup v1 migration) per IUT, about 15% of proc's CPU
+// per IUT (bench/README.md). The thread is one of the cgroup's tasks, so
+// its pids.max is the IUT's limit plus one; it never forks anything but
+// IUTs, and the Go runtime never clones a thread from a locked one (it asks
+// its template thread), so nothing else of conform ever lands in the
+// cgroup. It outlives every IUT it forked (their parent-death signal is
+// tied to it) and ends when the cgroup is removed: it moves itself back to
+// conform's own cgroup first, so the cgroup can be removed at once.
+type resident struct {
+	dir    string
+	pooled bool
+	// Its files read or written for each IUT.
+	events, procs, max heldFile
+
+	once sync.Once
+	reqs chan forkReq
+	err  error // joining failed: no thread
+	left chan struct{}
+}
+
+type forkReq struct {
+	cmd         *exec.Cmd
+	prep, after func() error
+	done        chan error
+}
+
+// start forks cmd from the resident thread, running prep before and after
+// after the fork (to join and leave other v1 cgroups). An error of joining
+// or of prep is a prepError.
+func (r *resident) start(cmd *exec.Cmd, prep, after func() error) error {
+	r.once.Do(func() {
+		r.reqs, r.left = make(chan forkReq), make(chan struct{})
+		ready := make(chan error, 1)
+		go r.run(ready)
+		if r.err = <-ready; r.err != nil {
+			r.reqs = nil
+		}
+	})
+	if r.err != nil {
+		return &prepError{r.err}
+	}
+	done := make(chan error, 1)
+	r.reqs <- forkReq{cmd: cmd, prep: prep, after: after, done: done}
+	return <-done
+}
+
+// run is the resident thread.
+func (r *resident) run(ready chan<- error) {
+	runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+	defer close(r.left)
+	tid := strconv.Itoa(unix.Gettid())
+	if err := writeFast(r.dir+"/tasks", tid); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
+	for req := range r.reqs {
+		var err error
+		if req.prep != nil {
+			err = req.prep()
+		}
+		if err != nil {
+			err = &prepError{err}
+		} else {
+			err = req.cmd.Start()
+		}
+		if req.after != nil {
+			_ = req.after()
+		}
+		req.done <- err
+	}
+	_ = writeFast(filepath.Dir(r.dir)+"/tasks", tid)
+}
+
+// stop ends the resident thread, once it has left the cgroup, and closes
+// the cgroup's files. Safe to call more than once, and on a resident whose
+// thread never started.
+func (r *resident) stop() {
+	r.events.close()
+	r.procs.close()
+	r.max.close()
+	r.events.fd, r.procs.fd, r.max.fd = -1, -1, -1
+	r.once.Do(func() { r.err = errors.New("stopped") })
+	if r.reqs != nil {
+		close(r.reqs)
+		r.reqs = nil
+		<-r.left
+	}
 }
 
 // startOnThread starts cmd from a new OS thread that runs prep first

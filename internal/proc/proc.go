@@ -3,8 +3,10 @@
 // the IUT started outlives it.
 //
 // The child runs with an explicit environment and working directory.
-// Exactly one goroutine writes its stdin; stdout is read line by line with an
-// explicit maximum line size; stderr goes into a bounded tail buffer.
+// One goroutine at a time writes its stdin (Start writes what the pipe takes
+// at once, a writer goroutine the rest, in order); stdout is read line by
+// line with an explicit maximum line size; stderr goes into a bounded tail
+// buffer.
 //
 // Containment (what keeps an IUT's processes together so they can all be
 // ended) differs per system and lives in one file per platform behind this
@@ -68,9 +70,11 @@ type Config struct {
 	// running at the same time when no cgroup holds them. Give each IUT
 	// that runs at the same time a different token.
 	Token string
-	// NoCgroup keeps the IUT out of a cgroup of its own on Linux (the
-	// process group, parent-death signal and orphan sweep remain); other
-	// systems ignore it. For tests of that fallback.
+	// NoCgroup keeps the IUT out of cgroups of its own on Linux, v2 and v1
+	// alike (the process group, parent-death signal and orphan sweep
+	// remain, and the process watch holds Limits.Procs; a Limits.Memory
+	// cannot be held); other systems ignore it. For tests of that
+	// fallback.
 	NoCgroup bool
 	// Isolate, when not nil, runs the IUT as another user (Linux only, and
 	// only when the caller may switch users, i.e. root). Start fails on
@@ -264,19 +268,29 @@ func readAhead(maxLine int) int {
 type Proc struct {
 	cmd     *exec.Cmd
 	ctl     *control
+	pid     int
 	start   time.Time
 	lines   chan Line
 	stderr  *tail
 	closeIn chan struct{}
-	// more wakes the writer for input queued by Send (in queued, under qmu).
+	// stdin is written by Start (what the pipe takes at once) and then by
+	// one writer goroutine, started when there is more to write (see
+	// write). more wakes the writer for input queued by Send (in queued);
+	// under qmu, writing says that the writer runs and inDone that stdin
+	// is closed or can take nothing more.
+	inW      *os.File
 	more     chan struct{}
 	qmu      sync.Mutex
 	queued   [][]byte
+	writing  bool
+	inDone   bool
 	closeOne sync.Once
 	stopOne  sync.Once
+	// stopCtx ends the watch of Start's context (which kills the IUT) and
+	// returns once it cannot run any more.
+	stopCtx  func()
 	exited   chan struct{}
 	exit     Exit
-	waitErr  error
 	stdoutR  *os.File
 	readDone chan struct{}
 	// stderrDone is closed once stderr reached EOF and is fully copied.
@@ -299,6 +313,9 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = 1 << 20
 	}
@@ -313,17 +330,17 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		env = append(slices.Clip(env), TokenVar+"="+cfg.Token)
 	}
 
-	inR, inW, err := os.Pipe()
+	inR, inW, err := newPipe(false)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := newPipe(true)
 	if err != nil {
 		inR.Close()
 		inW.Close()
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := newPipe(true)
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -335,6 +352,7 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		lines:      make(chan Line, readAhead(cfg.MaxLine)),
 		stderr:     &tail{max: cfg.StderrMax},
 		closeIn:    make(chan struct{}),
+		inW:        inW,
 		more:       make(chan struct{}, 1),
 		exited:     make(chan struct{}),
 		stdoutR:    outR,
@@ -343,13 +361,15 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		survivors:  map[int]bool{},
 	}
 	// newCmd builds the command; the platform may build it more than once
-	// when a containment feature the kernel lacks must be dropped.
+	// when a containment feature the kernel lacks must be dropped. Its
+	// standard streams are *os.File, so os/exec starts no goroutine for
+	// them; ctx is watched below, not by os/exec (whose watch is one more
+	// goroutine per IUT).
 	newCmd := func() *exec.Cmd {
-		cmd := exec.CommandContext(ctx, cfg.Argv[0], cfg.Argv[1:]...)
+		cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 		cmd.Env = env
 		cmd.Dir = cfg.Dir
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-		cmd.WaitDelay = time.Second
 		return cmd
 	}
 	p.start = time.Now()
@@ -364,7 +384,23 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		errR.Close()
 		return nil, err
 	}
-	go p.write(inW, input)
+	p.pid = p.cmd.Process.Pid
+	// Cancelling ctx kills every process of the IUT (a callback, not a
+	// goroutine, until it is cancelled).
+	killed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(killed)
+		_ = p.ctl.signal(sigKill)
+	})
+	p.stopCtx = func() {
+		if !stop() {
+			<-killed // it ran: let it finish before containment is undone
+		}
+	}
+	if rest := writeNow(inW, input); len(rest) > 0 {
+		p.writing = true
+		go p.write(rest)
+	}
 	go p.readStdout(outR, cfg.MaxLine)
 	go func() {
 		copySmall(p.stderr, errR)
@@ -375,26 +411,38 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 	return p, nil
 }
 
-// write is the one goroutine that writes stdin: input first, then what
-// [Proc.Send] queues, until stdin is to be closed (what is queued by then is
-// written first) or the IUT has exited.
-func (p *Proc) write(w *os.File, input [][]byte) {
-	defer w.Close()
-	if !writeAll(w, input) {
+// write is the writer goroutine: it writes input, then what [Proc.Send]
+// queues, until stdin is to be closed (what is queued by then is written
+// first) or the IUT has exited, and then closes stdin. It is started only
+// when there is something Start could not write at once, so most IUTs,
+// whose input fits in the pipe, never need it.
+func (p *Proc) write(input [][]byte) {
+	defer p.closeIn0()
+	if !writeAll(p.inW, input) {
 		return
 	}
 	for {
 		select {
 		case <-p.more:
-			if !writeAll(w, p.takeQueued()) {
+			if !writeAll(p.inW, p.takeQueued()) {
 				return
 			}
 		case <-p.closeIn:
-			writeAll(w, p.takeQueued())
+			writeAll(p.inW, p.takeQueued())
 			return
 		case <-p.exited:
 			return
 		}
+	}
+}
+
+// closeIn0 closes stdin once; nothing is written after it.
+func (p *Proc) closeIn0() {
+	p.qmu.Lock()
+	defer p.qmu.Unlock()
+	if !p.inDone {
+		p.inDone = true
+		p.inW.Close()
 	}
 }
 
@@ -411,12 +459,23 @@ func writeAll(w *os.File, pieces [][]byte) bool {
 
 // Send queues more input, written after everything given before (to Start
 // or an earlier Send), each element followed by nothing (callers include
-// the LF). It never blocks: the writer goroutine writes it as the pipe
-// allows. Input sent after [Proc.CloseStdin] or [Proc.Stop] may be dropped.
+// the LF). It never blocks: the writer goroutine (started by the first Send
+// that needs it) writes it as the pipe allows. Input sent after
+// [Proc.CloseStdin] or [Proc.Stop] may be dropped.
 func (p *Proc) Send(input [][]byte) {
 	p.qmu.Lock()
+	if p.inDone {
+		p.qmu.Unlock()
+		return
+	}
 	p.queued = append(p.queued, input...)
+	start := !p.writing
+	p.writing = true
 	p.qmu.Unlock()
+	if start {
+		go p.write(p.takeQueued())
+		return
+	}
 	select {
 	case p.more <- struct{}{}:
 	default: // a wake-up is already pending; it takes this input too
@@ -499,13 +558,12 @@ func (p *Proc) readStdout(r *os.File, maxLine int) {
 }
 
 func (p *Proc) wait() {
-	err := p.cmd.Wait()
+	e := p.ctl.wait()
+	p.stopCtx()
 	p.ctl.reaped()
-	e := exitOf(p.cmd.ProcessState)
 	p.mu.Lock()
 	e.Stopped = p.stopped
 	p.exit = e
-	p.waitErr = err
 	p.mu.Unlock()
 	close(p.exited)
 }
@@ -518,7 +576,7 @@ func (p *Proc) Lines() <-chan Line { return p.lines }
 func (p *Proc) Exited() <-chan struct{} { return p.exited }
 
 // Pid returns the IUT's process id (on Unix its process group id too).
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+func (p *Proc) Pid() int { return p.pid }
 
 // Exit returns how the main process ended; valid after Exited is closed.
 func (p *Proc) Exit() Exit {
@@ -540,7 +598,7 @@ func (p *Proc) Ending() bool {
 		return true
 	default:
 	}
-	if known, ending := exitingNow(p.cmd.Process.Pid); known {
+	if known, ending := exitingNow(p.pid); known {
 		return ending
 	}
 	select {
@@ -557,7 +615,19 @@ func (p *Proc) Stderr() (last []byte, total int64) { return p.stderr.snapshot() 
 
 // CloseStdin closes the IUT's stdin once every input line was written (or
 // could not be). Safe to call more than once.
-func (p *Proc) CloseStdin() { p.closeOne.Do(func() { close(p.closeIn) }) }
+func (p *Proc) CloseStdin() {
+	p.closeOne.Do(func() {
+		close(p.closeIn)
+		p.qmu.Lock()
+		defer p.qmu.Unlock()
+		if !p.writing && !p.inDone {
+			// No writer: everything was written; the writer, when there
+			// is one, closes stdin once it has written the rest.
+			p.inDone = true
+			p.inW.Close()
+		}
+	})
+}
 
 // Stop ends the IUT: it closes stdin and waits up to grace for the main
 // process to exit, stdout to reach EOF and every other process of the IUT

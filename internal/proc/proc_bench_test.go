@@ -41,6 +41,8 @@ func benchSession(b *testing.B, cfg proc.Config) {
 	cfg.Argv = []string{cat}
 	in := [][]byte{[]byte(benchLine)}
 	b.ReportAllocs()
+	m := startCPU()
+	defer m.report(b)
 	for b.Loop() {
 		p, err := proc.Start(context.Background(), cfg, in)
 		if err != nil {
@@ -60,6 +62,8 @@ func benchSession(b *testing.B, cfg proc.Config) {
 func BenchmarkBareExec(b *testing.B) {
 	cat := benchCat(b)
 	b.ReportAllocs()
+	m := startCPU()
+	defer m.report(b)
 	for b.Loop() {
 		cmd := exec.Command(cat)
 		cmd.Stdin = bytes.NewReader([]byte(benchLine))

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -173,5 +174,135 @@ func TestPoolHandsOnOnlyCleanCgroups(t *testing.T) {
 				t.Errorf("pooled cgroup %s still exists after Close: %v", second.dir, err)
 			}
 		})
+	}
+}
+
+// Where no cgroup v2 holds the IUT but a cgroup v1 made for its process
+// limit does, that cgroup holds what the IUT forks, whatever it does with
+// sessions and its environment: a re-parented process that cleared its
+// environment is still counted as this IUT's (attributed) and killed, and
+// one killed with the main process is no leftover. The pool is told that
+// no cgroup v2 can be made, so the v1 pids hierarchy (where one is mounted
+// and writable) is all that holds the IUT. Not parallel: the sweep of
+// another test's IUT would (rightly) kill an unattributable escapee.
+func TestEscapeHeldByCgroupV1(t *testing.T) {
+	if !IsSubreaper() {
+		t.Skip("no child subreaper here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPool()
+	pl.once.Do(func() { pl.err = errors.New("no cgroup v2, for this test") })
+	pool := &Pool{p: pl}
+	defer pool.Close()
+	if pl.limitCtl().pidsV1 == nil {
+		t.Skip("no writable cgroup v1 pids hierarchy here")
+	}
+	for _, tc := range []struct {
+		behaviour string
+		grace     time.Duration
+		want      Leftovers
+	}{
+		{"escape", 20 * time.Millisecond, Leftovers{Count: 1}},
+		{"escapehold", 10 * time.Millisecond, Leftovers{}},
+	} {
+		for round := range 10 {
+			p, err := Start(t.Context(), Config{Argv: []string{exe}, Env: []string{"PROC_TEST_CHILD=" + tc.behaviour}, Pool: pool}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln := <-p.Lines()
+			pid, err := strconv.Atoi(strings.TrimPrefix(string(ln.Data), "escapee "))
+			if err != nil {
+				p.Stop(time.Second, time.Second)
+				t.Fatalf("first line %q, want escapee <pid>", ln.Data)
+			}
+			if p.ctl.cg != nil || len(p.ctl.v1()) == 0 {
+				p.Stop(time.Second, time.Second)
+				t.Fatalf("the IUT has cgroup v2 %v and cgroups v1 %v, want only v1", p.ctl.cg, p.ctl.v1())
+			}
+			if !slices.Contains(p.ctl.v1Members(), pid) {
+				t.Errorf("%s round %d: escapee %d not in the IUT's cgroup v1 %v", tc.behaviour, round, pid, p.ctl.v1Members())
+			}
+			if tc.behaviour == "escape" {
+				// The main process ends by itself; the escapee outlives it.
+				select {
+				case <-p.Exited():
+				case <-time.After(20 * time.Second):
+					t.Fatal("the IUT did not exit")
+				}
+			}
+			p.Stop(tc.grace, time.Second)
+			if got := p.Leftovers(); got != tc.want {
+				t.Errorf("%s round %d: Leftovers = %+v, want %+v", tc.behaviour, round, got, tc.want)
+			}
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("%s round %d: escapee %d survived Stop (kill 0: %v)", tc.behaviour, round, pid, err)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// A pooled pids cgroup v1 keeps the thread that forks its IUTs (a
+// resident): its pids.max is the IUT's limit plus that thread, the next
+// IUT gets the same cgroup and thread, and Close ends the thread and
+// removes the cgroup.
+func TestResidentThread(t *testing.T) {
+	t.Parallel()
+	pool := NewPool()
+	defer pool.Close()
+	if pool.Supports().Procs != "cgroup v1" {
+		t.Skipf("process limits are held by %q here, not a cgroup v1", pool.Supports().Procs)
+	}
+	run := func() (*resident, []string) {
+		p, err := Start(t.Context(), Config{Argv: []string{"/bin/cat"}, Pool: pool, Limits: Limits{Procs: 8}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop(time.Second, time.Second)
+		r := p.ctl.lim.res
+		if r == nil {
+			t.Fatal("no resident thread for a pooled pids cgroup v1")
+		}
+		if b, _ := os.ReadFile(r.dir + "/pids.max"); strings.TrimSpace(string(b)) != "9" {
+			t.Errorf("pids.max = %q, want 9 (the limit and the resident thread)", b)
+		}
+		if got := v1Procs(r.dir); !slices.Equal(got, []int{p.Pid()}) {
+			t.Errorf("cgroup.procs without conform = %v, want only the IUT %d", got, p.Pid())
+		}
+		b, _ := os.ReadFile(r.dir + "/tasks")
+		var ours []string
+		for _, tid := range strings.Fields(string(b)) {
+			if _, err := os.Stat("/proc/self/task/" + tid); err == nil {
+				ours = append(ours, tid)
+			}
+		}
+		if len(ours) != 1 {
+			t.Errorf("conform's threads in the cgroup: %v, want one", ours)
+		}
+		return r, ours
+	}
+	r1, t1 := run()
+	r2, t2 := run()
+	if r1 != r2 || !slices.Equal(t1, t2) {
+		t.Errorf("second IUT: cgroup %s thread %v, want the first's, %s %v", r2.dir, t2, r1.dir, t1)
+	}
+	pool.Close()
+	if _, err := os.Stat(r1.dir); !os.IsNotExist(err) {
+		t.Errorf("cgroup %s still exists after Close: %v", r1.dir, err)
+	}
+	for _, tid := range t1 {
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat("/proc/self/task/" + tid); os.IsNotExist(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("resident thread %s still runs after Close", tid)
+				break
+			}
+		}
 	}
 }

@@ -30,10 +30,14 @@ package proc
 //     unattributed. The sweep cannot see a process that joined conform's
 //     own process group; a cgroup holds it anyway.
 //
-// Without a cgroup (not root and no delegation, NoCgroup, or a kernel
-// without cgroup v2) a process that calls setsid and clears its environment
-// is still killed by the sweep once its parent is gone, but cannot be
-// attributed for certain when several IUTs run at once.
+// Without a cgroup v2 but with a cgroup v1 made for the IUT's process
+// limit (limits_linux.go), that cgroup holds its processes instead: Stop
+// waits for them, counts and kills them, and the sweep ties them to their
+// IUT, whatever they did with sessions or their environment. Without
+// either (not root and no delegation, NoCgroup, or a kernel without
+// cgroups) a process that calls setsid and clears its environment is still
+// killed by the sweep once its parent is gone, but cannot be attributed
+// for certain when several IUTs run at once.
 
 import (
 	"bytes"
@@ -43,6 +47,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +84,9 @@ type leader struct {
 	pid    int    // main process, also its process group
 	token  string // Config.Token, or ""
 	cgroup string // path relative to the cgroup v2 root, or ""
+	// v1 are the IUT's cgroups v1 (directories) where no cgroup v2 holds
+	// it: they hold every process it forks (see [control.v1]).
+	v1 []string
 }
 
 func (r *registry) add(c *control, l leader) {
@@ -132,7 +140,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 		c.release(false)
 		return nil, nil, errors.New("isolation needs a user and group other than 0")
 	}
-	lim, err := newLimiter(c, cfg.Limits)
+	lim, err := newLimiter(c, cfg.Limits, cfg.NoCgroup)
 	if err != nil {
 		c.release(false)
 		return nil, nil, err
@@ -160,11 +168,20 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 			}
 		}
 		cmd.SysProcAttr = attr
-		cmd.Cancel = func() error { return c.signal(sigKill) }
 		c.cmd = cmd
 		iuts.forking.RLock()
 		var err error
-		if len(lim.v1) > 0 || privTmp {
+		switch {
+		case lim.res != nil && !privTmp:
+			// Forked by the thread that lives in the IUT's pooled pids
+			// cgroup v1, which joins its other v1 cgroups (memory) for
+			// the fork.
+			var prep, after func() error
+			if others := lim.v1[1:]; len(others) > 0 {
+				prep, after = func() error { return joinV1(others) }, func() error { leaveV1(others); return nil }
+			}
+			err = lim.res.start(cmd, prep, after)
+		case len(lim.v1) > 0 || privTmp:
 			c.hold = make(chan struct{})
 			err = startOnThread(cmd, func() error {
 				if err := lim.join(); err != nil {
@@ -175,12 +192,12 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 				}
 				return nil
 			}, lim.leave, c.hold)
-		} else {
+		default:
 			err = cmd.Start()
 		}
 		if err == nil {
 			c.pid = cmd.Process.Pid
-			l := leader{pid: c.pid, token: c.token}
+			l := leader{pid: c.pid, token: c.token, v1: c.v1()}
 			if c.cg != nil {
 				l.cgroup = c.cg.rel
 			}
@@ -194,10 +211,10 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 				if err := c.cg.add(c.pid); err != nil {
 					c.cg.remove()
 					c.cg = nil
-					iuts.add(c, leader{pid: c.pid, token: c.token})
+					iuts.add(c, leader{pid: c.pid, token: c.token, v1: c.v1()})
 				}
 			}
-			go lim.watch(c)
+			lim.startWatch(c)
 			return cmd, c, nil
 		}
 		if c.hold != nil {
@@ -241,20 +258,77 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 // registered until release.
 func (c *control) reaped() {}
 
+// wait waits for the main process and reaps it. (A pidfd watched by the
+// runtime's poller, instead of the thread os/exec blocks in waitid, was
+// measured: it cost about 140 µs more CPU per IUT, most of it in the
+// scheduler's monitor thread; bench/README.md.)
+func (c *control) wait() Exit {
+	_ = c.cmd.Wait()
+	return exitOf(c.cmd.ProcessState)
+}
+
+// newPipe makes a pipe for one of the IUT's standard streams: the end the
+// child gets (the write end when childWrites) is a plain blocking
+// descriptor, and only this process's end is registered with the
+// runtime's poller; os.Pipe registers both and os/exec then makes the
+// child's blocking again, a few system calls more per stream.
+func newPipe(childWrites bool) (r, w *os.File, err error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	ours := fds[1]
+	if childWrites {
+		ours = fds[0]
+	}
+	if err := unix.SetNonblock(ours, true); err != nil {
+		_ = unix.Close(fds[0])
+		_ = unix.Close(fds[1])
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
+// v1 returns the IUT's cgroups v1 when no cgroup v2 holds it, else nil.
+// A cgroup v1 holds every process forked inside it whatever it does with
+// sessions, process groups or its environment, as a cgroup v2 does, so
+// where the IUT has no cgroup v2 its v1 cgroups (made for its limits,
+// limits_linux.go) list its processes: Stop waits for them, counts them
+// as survivors and kills them, and the sweep ties them to their IUT.
+func (c *control) v1() []string {
+	if c.cg != nil || c.lim == nil {
+		return nil
+	}
+	return c.lim.v1
+}
+
+// v1Members lists the live processes in the IUT's cgroups v1 ([control.v1]).
+func (c *control) v1Members() []int {
+	var out []int
+	for _, dir := range c.v1() {
+		for _, pid := range v1Procs(dir) {
+			if !slices.Contains(out, pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
 // signal sends sig to the IUT's process group and every member of its
 // cgroup.
 func (c *control) signal(sig stopSignal) error {
-	if c.cmd == nil || c.cmd.Process == nil || c.released.Load() {
+	if c.pid <= 0 || c.released.Load() {
 		return nil
 	}
 	s := syscall.SIGTERM
 	if sig == sigKill {
 		s = syscall.SIGKILL
 	}
-	// The pid from the Process, not c.pid: exec.Cmd's Cancel may call
-	// signal from its own goroutine as soon as Start has set Process,
-	// before startContained records c.pid.
-	err := syscall.Kill(-c.cmd.Process.Pid, s)
+	// c.pid, set before anything that may signal (the context watch, the
+	// limit watch) starts; never the os.Process's Pid, which its Release
+	// sets to -1 once the main process is reaped.
+	err := syscall.Kill(-c.pid, s)
 	if errors.Is(err, syscall.ESRCH) {
 		err = nil
 	}
@@ -273,30 +347,31 @@ func (c *control) signal(sig stopSignal) error {
 			}
 		}
 	}
-	if c.lim != nil && c.cg == nil {
-		// Without a cgroup v2, the IUT's v1 cgroups list its processes.
-		for _, dir := range c.lim.v1 {
-			for _, pid := range v1Procs(dir) {
-				_ = syscall.Kill(pid, s)
-			}
-		}
+	// Without a cgroup v2, the IUT's v1 cgroups list its processes.
+	for _, pid := range c.v1Members() {
+		_ = syscall.Kill(pid, s)
 	}
 	return err
 }
 
 // empty reports whether no process of the IUT other than the (reaped) main
-// process is alive: its cgroup is unpopulated, or no process is left in its
-// process group once conform has reaped the dead ones re-parented to it.
+// process is alive: its cgroup is unpopulated, or (without one) its cgroups
+// v1 hold no process and no process is left in its process group once
+// conform has reaped the dead ones re-parented to it.
 func (c *control) empty() bool {
 	if c.cg != nil {
 		return !c.cg.populated()
 	}
-	reapDead(c.pid)
+	if len(c.v1Members()) > 0 {
+		return false
+	}
+	reapDead(c.pool, c.pid)
 	return errors.Is(syscall.Kill(-c.pid, 0), syscall.ESRCH)
 }
 
 // members lists the live processes of the IUT other than its main process:
-// the cgroup's, or (without one) the process group's, from /proc.
+// the cgroup's, or (without one) those of its cgroups v1 and its process
+// group's, from /proc.
 func (c *control) members() []int {
 	var out []int
 	if c.cg != nil {
@@ -307,11 +382,17 @@ func (c *control) members() []int {
 		}
 		return out
 	}
-	if c.empty() {
-		return nil
+	for _, pid := range c.v1Members() {
+		if pid != c.pid {
+			out = append(out, pid)
+		}
+	}
+	reapDead(c.pool, c.pid)
+	if errors.Is(syscall.Kill(-c.pid, 0), syscall.ESRCH) {
+		return out
 	}
 	for _, pid := range allPids() {
-		if st, ok := statOf(pid); ok && st.pgid == c.pid && pid != c.pid && st.state != 'Z' && st.state != 'X' {
+		if st, ok := statOf(pid); ok && st.pgid == c.pid && pid != c.pid && st.state != 'Z' && st.state != 'X' && !slices.Contains(out, pid) {
 			out = append(out, pid)
 		}
 	}
@@ -357,8 +438,16 @@ func (c *control) release(handOn bool) {
 // repeats until a pass finds nothing (a child reaped in one pass
 // re-parents its own children here for the next), at most 64 passes. It
 // returns the live processes it killed other than members of this IUT's
-// own group or cgroup (already counted or ended by Stop). Without the
+// own group or cgroups (already counted or ended by Stop). Without the
 // subreaper nothing is re-parented here and nothing is found.
+//
+// A process the kernel already marks as exiting is not live: it was
+// killed (by Stop, with its IUT's group or cgroup) or is ending by itself,
+// and by then the kernel may have taken its environment and cgroups from
+// it, so nothing would tie it to its IUT any more. The sweep waits for it
+// to end (at most exitWait) and reaps it, and never counts it. Before
+// this, a process Stop had just killed in its IUT's cgroup v1 was often
+// met mid-exit and counted as an unattributed survivor.
 func (c *control) sweep() []orphan {
 	iuts.forking.Lock()
 	defer iuts.forking.Unlock()
@@ -366,6 +455,7 @@ func (c *control) sweep() []orphan {
 	mains := map[int]bool{}
 	tokens := map[string]bool{}
 	cgroups := map[string]bool{}
+	var othersV1 []string
 	for _, l := range others {
 		mains[l.pid] = true
 		if l.token != "" {
@@ -374,12 +464,23 @@ func (c *control) sweep() []orphan {
 		if l.cgroup != "" {
 			cgroups[l.cgroup] = true
 		}
+		othersV1 = append(othersV1, l.v1...)
 	}
 	self, ownGroup := os.Getpid(), syscall.Getpgrp()
 	var found []orphan
 	for range 64 {
 		progress := false
-		for _, pid := range candidates() {
+		// Members of cgroups v1, listed afresh each pass: what this IUT's
+		// hold is its own; what another running IUT's hold is left alone.
+		var ownV1, otherV1 []int
+		cands := c.pool.candidates()
+		if len(cands) > 0 {
+			ownV1 = c.v1Members()
+			for _, dir := range othersV1 {
+				otherV1 = append(otherV1, v1Procs(dir)...)
+			}
+		}
+		for _, pid := range cands {
 			st, ok := statOf(pid)
 			if !ok || st.ppid != self || st.pgid == ownGroup {
 				// Not ours, or a child this process started in its own
@@ -395,7 +496,13 @@ func (c *control) sweep() []orphan {
 				}
 				continue
 			}
-			mine := st.pgid == c.pid
+			if st.exiting {
+				if reapExiting(pid) {
+					progress = true
+				}
+				continue
+			}
+			mine := st.pgid == c.pid || slices.Contains(ownV1, pid)
 			cg := cgroupOf(pid)
 			if c.cg != nil && cg == c.cg.rel {
 				mine = true
@@ -406,6 +513,9 @@ func (c *control) sweep() []orphan {
 				}
 				if cg != "" && cgroups[cg] {
 					continue // in a running IUT's cgroup
+				}
+				if slices.Contains(otherV1, pid) {
+					continue // in a running IUT's cgroup v1
 				}
 			}
 			this, other := tokenOf(pid, c.token)
@@ -429,11 +539,32 @@ func (c *control) sweep() []orphan {
 	return found
 }
 
+// exitWait bounds how long the sweep waits for a process that is exiting
+// to become a zombie (microseconds, usually; a process blocked in its
+// exit, on a file system that does not answer, takes longer and is
+// reaped by a later sweep).
+const exitWait = 100 * time.Millisecond
+
+// reapExiting waits up to exitWait for pid, which is exiting, to end, and
+// reaps it; false if it had not ended by then.
+func reapExiting(pid int) bool {
+	deadline := time.Now().Add(exitWait)
+	for pause := 20 * time.Microsecond; ; pause = min(2*pause, 5*time.Millisecond) {
+		if reap(pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+	}
+}
+
 // reapDead reaps the dead processes re-parented here from the process
 // group pgid (a zombie keeps its group alive for kill(2)).
-func reapDead(pgid int) {
+func reapDead(pl *pool, pgid int) {
 	self := os.Getpid()
-	for _, pid := range candidates() {
+	for _, pid := range pl.candidates() {
 		if st, ok := statOf(pid); ok && st.ppid == self && st.pgid == pgid && pid != pgid && (st.state == 'Z' || st.state == 'X') {
 			reap(pid)
 		}
@@ -465,7 +596,6 @@ func exitingNow(pid int) (known, ending bool) {
 	if err != nil {
 		return false, false
 	}
-	const pfExiting = 0x4 // PF_EXITING, include/linux/sched.h
 	return true, flags&pfExiting != 0
 }
 
@@ -503,10 +633,32 @@ func IsSubreaper() bool {
 // /proc/<pid>/stat either way, so a pid that is not an orphan, or that
 // exited meanwhile, does no harm.
 func candidates() []int {
-	b, err := readFast("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	b, err := readFast(childrenFile())
 	if err != nil {
 		return allPids()
 	}
+	return parseChildren(b)
+}
+
+func childrenFile() string { return "/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children" }
+
+// candidates is [candidates] through the file the pool holds open (read
+// again from offset 0 each time: an open of /proc/self/task/<pid>/children
+// less per sweep); a nil pool opens it each time.
+func (pl *pool) candidates() []int {
+	if pl == nil {
+		return candidates()
+	}
+	pl.childOnce.Do(func() { pl.children = holdFile(childrenFile(), false) })
+	b, err := pl.children.read()
+	if err != nil {
+		return allPids()
+	}
+	return parseChildren(b)
+}
+
+// parseChildren reads the pids of a children file.
+func parseChildren(b []byte) []int {
 	var pids []int
 	for _, f := range strings.Fields(string(b)) {
 		if pid, err := strconv.Atoi(f); err == nil {
@@ -534,7 +686,15 @@ func allPids() []int {
 type procStat struct {
 	state      byte
 	ppid, pgid int
+	// exiting: the kernel has marked the process as exiting (PF_EXITING,
+	// set at the start of do_exit, before its memory, and so its
+	// environment, and its cgroups are given up).
+	exiting bool
 }
+
+// pfExiting is PF_EXITING (include/linux/sched.h), in the flags field of
+// /proc/<pid>/stat.
+const pfExiting = 0x4
 
 // statFields returns the fields of /proc/<pid>/stat after the command
 // name: state, ppid, pgrp, session, tty_nr, tpgid, flags, ...
@@ -546,8 +706,8 @@ func statFields(b []byte) []string {
 	return strings.Fields(string(b[i+2:]))
 }
 
-// statOf reads state, parent pid and process group of pid from
-// /proc/<pid>/stat.
+// statOf reads state, parent pid, process group and whether it is exiting
+// of pid from /proc/<pid>/stat.
 func statOf(pid int) (procStat, bool) {
 	b, err := readFast("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -562,7 +722,12 @@ func statOf(pid int) (procStat, bool) {
 	if err1 != nil || err2 != nil {
 		return procStat{}, false
 	}
-	return procStat{state: f[0][0], ppid: ppid, pgid: pgid}, true
+	st := procStat{state: f[0][0], ppid: ppid, pgid: pgid}
+	if len(f) > 6 {
+		flags, err := strconv.ParseUint(f[6], 10, 64)
+		st.exiting = err == nil && flags&pfExiting != 0
+	}
+	return st, true
 }
 
 // tokenOf reports whether pid's environment carries TokenVar=token (this),
@@ -882,8 +1047,13 @@ type pool struct {
 
 	mu     sync.Mutex
 	free   []*cgroup
-	freeV1 []string // empty v1 pids cgroups of ended IUTs
+	freeV1 []*resident // empty v1 pids cgroups of ended IUTs
 	closed bool
+
+	// children is this process's /proc/self/task/<pid>/children, held
+	// open for the sweeps (see candidates).
+	childOnce sync.Once
+	children  heldFile
 }
 
 func newPool() *pool { return &pool{} }
@@ -930,9 +1100,13 @@ func (pl *pool) close() {
 	for _, g := range free {
 		g.remove()
 	}
-	for _, dir := range freeV1 {
-		removeV1(dir)
+	for _, r := range freeV1 {
+		r.stop()
+		removeV1(r.dir)
 	}
+	pl.childOnce.Do(func() { pl.children.fd = -1 })
+	pl.children.close()
+	pl.children.fd = -1
 }
 
 // readFast reads a small file of /proc or of the cgroup file system whole,

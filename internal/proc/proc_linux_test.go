@@ -34,7 +34,13 @@ func cgroupOf(t *testing.T, pid int) string {
 // the process that escaped its group with an empty environment.
 func escapee(t *testing.T, cfg proc.Config, extraEnv ...string) (*proc.Proc, int) {
 	t.Helper()
-	p := start(t, cfg, "escape", extraEnv)
+	return escapeeOf(t, "escape", cfg, extraEnv...)
+}
+
+// escapeeOf is escapee for the behaviour "escape" or "escapehold".
+func escapeeOf(t *testing.T, behaviour string, cfg proc.Config, extraEnv ...string) (*proc.Proc, int) {
+	t.Helper()
+	p := start(t, cfg, behaviour, extraEnv)
 	ln, ok := nextLine(t, p)
 	rest, found := strings.CutPrefix(string(ln.Data), "escapee ")
 	pid, err := strconv.Atoi(rest)
@@ -102,6 +108,78 @@ func TestEscapeWithClearedEnvironment(t *testing.T) {
 				t.Errorf("escapee %d survived Stop", pid)
 			}
 		})
+	}
+}
+
+// TestKilledTogether: a process that left the IUT's process group but not
+// its cgroup, killed by Stop together with the main process, did not
+// outlive it: it is no leftover, even though the sweep may meet it while
+// the kernel is still ending it (its cgroup and environment already given
+// up). Several rounds, since that moment is short. Not parallel, as
+// TestEscapeWithClearedEnvironment.
+func TestKilledTogether(t *testing.T) {
+	if !proc.IsSubreaper() {
+		t.Skip("no child subreaper here")
+	}
+	for round := range 10 {
+		p, pid := escapeeOf(t, "escapehold", proc.Config{})
+		if cg := cgroupOf(t, pid); !strings.Contains(cg, "/conform-iut-") {
+			t.Skipf("no cgroup could be made here (the escapee is in %q)", cg)
+		}
+		got := stopWithin(t, p, 10*time.Millisecond, time.Second)
+		if got.Stopped != "SIGTERM" {
+			t.Errorf("round %d: Stop = %+v, want the main process ended by SIGTERM", round, got)
+		}
+		if l := p.Leftovers(); l != (proc.Leftovers{}) {
+			t.Errorf("round %d: Leftovers = %+v, want none", round, l)
+		}
+		if !gone(pid) {
+			t.Errorf("round %d: escapee %d survived Stop", round, pid)
+		}
+	}
+}
+
+// TestNoInheritedDescriptors: the IUT gets its three pipes and nothing else
+// of this process's open descriptors (pipes of other IUTs, cgroup files,
+// the poller), only what any child of this process gets (what the test
+// runner itself left open without close-on-exec): its descriptors are a
+// plain os/exec child's, with 0, 1 and 2 the IUT's pipes. Several IUTs run
+// at once, as in a run.
+func TestNoInheritedDescriptors(t *testing.T) {
+	t.Parallel()
+	plain := exec.Command(self(t))
+	plain.Env = []string{"PROC_TEST_CHILD=fds"}
+	out, err := plain.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fd, _, _ := strings.Cut(l, " "); fd > "2" || len(fd) > 1 {
+			allowed[fd] = true
+		}
+	}
+	pool := proc.NewPool()
+	defer pool.Close()
+	var ps []*proc.Proc
+	for range 3 {
+		ps = append(ps, start(t, proc.Config{Pool: pool}, "sleeper", nil))
+	}
+	p := start(t, proc.Config{Pool: pool}, "fds", nil)
+	for _, ln := range allLines(t, p) {
+		fd, target, _ := strings.Cut(string(ln.Data), " ")
+		switch {
+		case fd == "0" || fd == "1" || fd == "2":
+			if !strings.HasPrefix(target, "pipe:") {
+				t.Errorf("fd %s is %s, want one of the IUT's pipes", fd, target)
+			}
+		case !allowed[fd] && !strings.Contains(target, "/proc/") && !strings.HasSuffix(target, "/fd"):
+			// (ReadDir's own descriptor of /proc/self/fd aside.)
+			t.Errorf("the IUT inherited fd %s (%s), which a plain child of this process does not have", fd, target)
+		}
+	}
+	for _, q := range ps {
+		q.Stop(10*time.Millisecond, time.Second)
 	}
 }
 

@@ -23,6 +23,7 @@ package proc
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
@@ -46,7 +47,6 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 	c := &control{}
 	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return c.signal(sigKill) }
 	c.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
@@ -56,6 +56,15 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 }
 
 func (c *control) reaped() {}
+
+// wait waits for the main process and reaps it.
+func (c *control) wait() Exit {
+	_ = c.cmd.Wait()
+	return exitOf(c.cmd.ProcessState)
+}
+
+// newPipe is os.Pipe here.
+func newPipe(bool) (r, w *os.File, err error) { return os.Pipe() }
 
 func (c *control) signal(sig stopSignal) error {
 	if c.pgid == 0 || c.released.Load() {

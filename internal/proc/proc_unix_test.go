@@ -29,10 +29,11 @@ func platformChild(behaviour string) (int, bool) {
 	case "selfterm":
 		syscall.Kill(os.Getpid(), syscall.SIGTERM)
 		sleepForever()
-	case "escape":
+	case "escape", "escapehold":
 		// Double fork: a shell in a session of its own starts sleep with
 		// an empty environment (or, with PROC_TEST_KEEPENV, the IUT's)
-		// and exits, so sleep is re-parented. Then the IUT exits 0.
+		// and exits, so sleep is re-parented. Then the IUT exits 0
+		// (escapehold: it waits to be signalled).
 		script := `env -i sleep 3600 </dev/null >/dev/null 2>&1 & echo $!`
 		if os.Getenv("PROC_TEST_KEEPENV") != "" {
 			script = `sleep 3600 </dev/null >/dev/null 2>&1 & echo $!`
@@ -44,6 +45,9 @@ func platformChild(behaviour string) (int, bool) {
 			panic(err)
 		}
 		fmt.Printf("escapee %s\n", strings.TrimSpace(string(out)))
+		if behaviour == "escapehold" {
+			sleepForever()
+		}
 		return 0, true
 	case "probe": // who am I, and what can I reach of my caller's?
 		groups, _ := os.Getgroups()
@@ -60,6 +64,13 @@ func platformChild(behaviour string) (int, bool) {
 		}
 		m, _ := os.ReadFile("/proc/self/uid_map")
 		fmt.Printf("uid_map: %s\n", strings.Join(strings.Fields(string(m)), " "))
+		return 0, true
+	case "fds": // the open descriptors of this process, one a line: "fd target"
+		ents, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range ents {
+			target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			fmt.Printf("%s %s\n", e.Name(), target)
+		}
 		return 0, true
 	case "closestdout": // closes stdout and lives until stdin closes
 		os.Stdout.Close()

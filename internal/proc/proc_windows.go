@@ -44,6 +44,7 @@ type control struct {
 	mu  sync.Mutex
 	job windows.Handle
 	pid int
+	cmd *exec.Cmd
 }
 
 func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, error) {
@@ -64,7 +65,7 @@ func startContained(cfg Config, newCmd func() *exec.Cmd) (*exec.Cmd, *control, e
 	}
 	cmd := newCmd()
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP}
-	cmd.Cancel = func() error { return c.signal(sigKill) }
+	c.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		c.release(false)
 		return nil, nil, err
@@ -116,6 +117,18 @@ func (c *control) adopt() error {
 }
 
 func (c *control) reaped() {}
+
+// wait waits for the main process and reaps it.
+func (c *control) wait() Exit {
+	_ = c.cmd.Wait()
+	return exitOf(c.cmd.ProcessState)
+}
+
+// newPipe is os.Pipe here.
+func newPipe(bool) (r, w *os.File, err error) { return os.Pipe() }
+
+// writeNow writes nothing here: the writer goroutine writes all of it.
+func writeNow(_ *os.File, input [][]byte) [][]byte { return input }
 
 // signal terminates every process in the job; there is no polite request.
 func (c *control) signal(sig stopSignal) error {

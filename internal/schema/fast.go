@@ -29,7 +29,8 @@ import (
 //
 // Exactness rests on three rules:
 //   - A node whose schema sets any assertion the evaluator does not
-//     implement (contains, dependentSchemas, unevaluatedProperties, content*,
+//     implement (contains, dependentSchemas, unevaluatedProperties other
+//     than over a static set of names (see staticEvaluated), content*,
 //     draft-2019-or-older items, extensions, or any field a newer library
 //     adds) is a library node: the library validates v against that
 //     subschema on its own. A subschema's validity does not depend on where
@@ -85,13 +86,24 @@ type fastNode struct {
 	// object
 	minProps, maxProps int // -1: none
 	required           []string
-	props              []fastProp // pinned (const/enum) members first
-	propIndex          map[string]*fastNode
-	patternProps       []fastPattern
+	// depRequired is dependentRequired: when the member named by a key is
+	// present, so must be every member its value names.
+	depRequired  map[string][]string
+	props        []fastProp // pinned (const/enum) members first
+	propIndex    map[string]*fastNode
+	patternProps []fastPattern
 	// additional: nil none; addFalse forbids other members; else a schema.
 	additional *fastNode
 	addFalse   bool
-	hasObject  bool
+	// uneval is unevaluatedProperties (nil: none), over the members not in
+	// evaluated, the names whose annotations the in-place applicators can
+	// produce (see staticEvaluated).
+	uneval    *fastNode
+	evaluated map[string]bool
+	// propNames is propertyNames: every member name, as a string, must
+	// hold for it.
+	propNames *fastNode
+	hasObject bool
 
 	// array
 	minItems, maxItems int // -1: none
@@ -220,6 +232,7 @@ const (
 // other is a library node.
 const handled = kBool | kRef | kTypes | kEnum | kConst | kNot | kAllOf | kAnyOf | kOneOf | kIf | kThen | kElse |
 	kFormat | kMaxProperties | kMinProperties | kRequired | kProperties | kPatternProperties | kAdditionalProperties |
+	kPropertyNames | kDependentRequired |
 	kMinItems | kMaxItems | kUniqueItems | kPrefixItems | kItems2020 | kMinLength | kMaxLength | kPattern |
 	kMaximum | kMinimum | kExclusiveMaximum | kExclusiveMinimum | kMultipleOf
 
@@ -351,9 +364,21 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	}
 	n := &fastNode{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 	b.nodes[s] = n
-	if s.DraftVersion < 2020 || keywords(s)&^handled != 0 {
+	k := keywords(s)
+	var evaluated map[string]bool
+	if k&kUnevaluatedProperties != 0 {
+		var ok bool
+		if evaluated, ok = staticEvaluated(s); ok {
+			k &^= kUnevaluatedProperties
+		}
+	}
+	if s.DraftVersion < 2020 || k&^handled != 0 {
 		n.lib = true
 		return n
+	}
+	if evaluated != nil {
+		n.evaluated = evaluated
+		n.uneval = b.node(s.UnevaluatedProperties)
 	}
 	if s.Bool != nil {
 		n.boolean = -1
@@ -410,6 +435,7 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		n.maxProps = *s.MaxProperties
 	}
 	n.required = s.Required
+	n.depRequired = s.DependentRequired
 	names := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
 		names = append(names, k)
@@ -440,8 +466,11 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	case *jsonschema.Schema:
 		n.additional = b.node(a)
 	}
-	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.props) > 0 ||
-		len(n.patternProps) > 0 || n.additional != nil || n.addFalse
+	if s.PropertyNames != nil {
+		n.propNames = b.node(s.PropertyNames)
+	}
+	n.hasObject = n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.depRequired) > 0 || len(n.props) > 0 ||
+		len(n.patternProps) > 0 || n.additional != nil || n.addFalse || n.uneval != nil || n.propNames != nil
 	// array
 	if s.MinItems != nil {
 		n.minItems = *s.MinItems
@@ -470,6 +499,58 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 	n.minimum, n.maximum, n.exclMin, n.exclMax, n.multipleOf = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum, s.MultipleOf
 	n.hasNumber = n.minimum != nil || n.maximum != nil || n.exclMin != nil || n.exclMax != nil || n.multipleOf != nil
 	return n
+}
+
+// staticEvaluated returns, for a schema s with unevaluatedProperties, the
+// member names whose evaluation annotations s and its in-place applicators
+// can produce when they do not depend on the instance: s and everything its
+// $ref and allOf entries reach in place (transitively) have only
+// "properties" as object applicators (no patternProperties,
+// additionalProperties or nested unevaluatedProperties) and no applicator
+// whose annotations depend on which branch holds (anyOf, oneOf, if/then/
+// else, dependentSchemas, dynamic references). Then every subschema that
+// produces annotations must hold for s to hold (an allOf entry or a $ref
+// that fails fails s), "not" produces none, and the members
+// unevaluatedProperties applies to are exactly those not in the union of
+// the "properties" names (JSON Schema 2020-12 §11.3). ok is false for any
+// other shape: that node stays a library node. The suite's vector schema
+// (SessionVector, MessageVector: allOf [$ref Common], properties,
+// unevaluatedProperties false) has this shape.
+func staticEvaluated(s *jsonschema.Schema) (names map[string]bool, ok bool) {
+	names = map[string]bool{}
+	seen := map[*jsonschema.Schema]bool{}
+	var walk func(x *jsonschema.Schema, top bool) bool
+	walk = func(x *jsonschema.Schema, top bool) bool {
+		if seen[x] {
+			return true
+		}
+		seen[x] = true
+		k := keywords(x)
+		if !top && k&kUnevaluatedProperties != 0 {
+			return false
+		}
+		const dynamic = kPatternProperties | kAdditionalProperties | kAnyOf | kOneOf | kIf | kThen | kElse |
+			kDependentSchemas | kDependencies | kDynamicRef | kRecursiveRef | kUnknown | kExtensions
+		if k&dynamic != 0 {
+			return false
+		}
+		for name := range x.Properties {
+			names[name] = true
+		}
+		if x.Ref != nil && !walk(x.Ref, false) {
+			return false
+		}
+		for _, e := range x.AllOf {
+			if !walk(e, false) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(s, true) {
+		return nil, false
+	}
+	return names, true
 }
 
 // trueSchema stands for "additionalProperties": true, which asserts nothing.
@@ -914,6 +995,29 @@ func (n *fastNode) object(obj map[string]any) bool {
 			return false
 		}
 	}
+	for k, names := range n.depRequired {
+		if _, ok := obj[k]; ok {
+			for _, r := range names {
+				if _, ok := obj[r]; !ok {
+					return false
+				}
+			}
+		}
+	}
+	if n.propNames != nil {
+		for k := range obj {
+			if !n.propNames.ok(k) {
+				return false
+			}
+		}
+	}
+	if n.uneval != nil {
+		for k, v := range obj {
+			if !n.evaluated[k] && !n.uneval.ok(v) {
+				return false
+			}
+		}
+	}
 	if n.additional == nil && !n.addFalse && len(n.patternProps) == 0 {
 		// Only "properties": visit whichever side is smaller.
 		if len(obj) < len(n.props) {
@@ -1334,6 +1438,28 @@ func (n *fastNode) objectT(t *canon.Tape, i int) bool {
 	for _, r := range n.required {
 		if t.Member(i, r) < 0 {
 			return false
+		}
+	}
+	for k, names := range n.depRequired {
+		if t.Member(i, k) >= 0 {
+			for _, r := range names {
+				if t.Member(i, r) < 0 {
+					return false
+				}
+			}
+		}
+	}
+	if n.uneval != nil || n.propNames != nil {
+		j := i + 1
+		for range size {
+			m := &t.Nodes[j]
+			if n.propNames != nil && !n.propNames.ok(m.Key) {
+				return false
+			}
+			if n.uneval != nil && !n.evaluated[m.Key] && !n.uneval.okT(t, j) {
+				return false
+			}
+			j = int(m.Next)
 		}
 	}
 	if n.additional == nil && !n.addFalse && len(n.patternProps) == 0 && len(n.props) <= smallProps {

@@ -299,6 +299,118 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 	}
 }
 
+// The fast path decides every vector file of the suite against the kit's
+// vector schema (its unevaluatedProperties included) as the library does,
+// with no library node on the way, and mutations of them, and each with an
+// unknown member added at the top and inside every object.
+func TestFastAgreesOnVectors(t *testing.T) {
+	t.Parallel()
+	fsys := suiteFS(t)
+	sch, err := NewSet(fsys).Compile("schemas/vector.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sch.fast == nil {
+		t.Fatal("no fast path for the vector schema")
+	}
+	if libs := libNodes(sch.fast); len(libs) > 0 {
+		t.Errorf("library nodes on the fast path: %v", libs)
+	}
+	var vectors []any
+	err = fs.WalkDir(fsys, "vectors", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		v, err := canon.Parse(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		vectors = append(vectors, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vectors) < 300 {
+		t.Fatalf("only %d vector files", len(vectors))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Mutations (each checked by the library too) of every fourth file.
+	maxPaths, every := 2, 4
+	if testing.Short() {
+		maxPaths, every = 1, 16
+	}
+	valid := 0
+	for i, v := range vectors {
+		checkAgrees(t, sch, v, "vector file")
+		if sch.fast.ok(v) {
+			valid++
+		}
+		if i%every == 0 {
+			for _, m := range mutate(v, rng, maxPaths) {
+				checkAgrees(t, sch, m, "mutated vector file")
+			}
+		}
+		for _, x := range values(v, nil) {
+			obj, ok := x.(map[string]any)
+			if !ok {
+				continue
+			}
+			obj["sneaky"] = true
+			checkAgrees(t, sch, v, "vector file with an unknown member")
+			delete(obj, "sneaky")
+		}
+	}
+	if valid != len(vectors) {
+		t.Errorf("%d of %d vector files valid, want all", valid, len(vectors))
+	}
+}
+
+// unevaluatedProperties is on the fast path only over a static set of
+// names: properties reached through $ref and allOf; any applicator whose
+// annotations depend on the instance keeps it a library node. Both decide
+// as the library does.
+func TestFastUnevaluated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		schema string
+		fast   bool
+	}{
+		{"properties only", `{` + hdr + `"properties":{"a":{}},"unevaluatedProperties":false}`, true},
+		{"through allOf and $ref", `{` + hdr + `"$defs":{"C":{"properties":{"b":{"type":"string"}},"not":{"required":["z"]}}},"allOf":[{"$ref":"#/$defs/C"}],"properties":{"a":{}},"unevaluatedProperties":false}`, true},
+		{"a schema for the rest", `{` + hdr + `"properties":{"a":{}},"unevaluatedProperties":{"type":"integer"}}`, true},
+		{"anyOf", `{` + hdr + `"anyOf":[{"properties":{"b":{}}},true],"properties":{"a":{}},"unevaluatedProperties":false}`, false},
+		{"if then", `{` + hdr + `"if":{"required":["a"]},"then":{"properties":{"b":{}}},"unevaluatedProperties":false}`, false},
+		{"patternProperties", `{` + hdr + `"patternProperties":{"^x":{}},"unevaluatedProperties":false}`, false},
+		{"additionalProperties in allOf", `{` + hdr + `"allOf":[{"additionalProperties":true}],"unevaluatedProperties":false}`, false},
+		{"nested unevaluatedProperties", `{` + hdr + `"allOf":[{"properties":{"b":{}},"unevaluatedProperties":false}],"properties":{"a":{}},"unevaluatedProperties":false}`, false},
+		{"propertyNames", `{` + hdr + `"propertyNames":{"pattern":"^[a-z]+$","maxLength":1},"additionalProperties":{"type":"integer"}}`, true},
+		{"dependentRequired", `{` + hdr + `"dependentRequired":{"a":["b"],"c":[]},"properties":{"b":{"type":"string"}}}`, true},
+	}
+	instances := []string{`{}`, `{"a":1}`, `{"b":"x"}`, `{"b":1}`, `{"a":1,"b":"x"}`, `{"c":1}`, `{"c":"x"}`, `{"x1":1}`, `{"z":1}`, `{"a":1,"c":2}`, `{"A":1}`, `[]`, `1`}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sch := compileMap(t, map[string]string{"s.json": tc.schema}, "s.json")
+			if got := sch.fast != nil; got != tc.fast {
+				t.Errorf("on the fast path: %v, want %v", got, tc.fast)
+			}
+			for _, in := range instances {
+				v, err := canon.Parse([]byte(in))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAgrees(t, sch, v, in)
+			}
+		})
+	}
+}
+
 // libNodes lists the locations of library nodes reachable from n.
 func libNodes(n *fastNode) []string {
 	seen := map[*fastNode]bool{}
@@ -313,7 +425,7 @@ func libNodes(n *fastNode) []string {
 			out = append(out, n.s.Location)
 			return
 		}
-		kids := []*fastNode{n.ref, n.not, n.ifN, n.thenN, n.elseN, n.additional, n.items}
+		kids := []*fastNode{n.ref, n.not, n.ifN, n.thenN, n.elseN, n.additional, n.items, n.uneval, n.propNames}
 		kids = append(kids, n.allOf...)
 		kids = append(kids, n.prefix...)
 		for _, g := range n.ifGroups {

@@ -189,8 +189,14 @@ type Suite struct {
 	Meta *schema.Set
 	// Problems lists files whose digest differs from the manifest or that
 	// the manifest does not list (SUITE_DIGEST_MISMATCH, SUITE_FILE_UNLISTED),
-	// keyed by path. Vectors and golden files named here are invalid.
+	// keyed by path. Vectors and golden files named here are invalid. With
+	// Options.DeferDigests, the digests of vector and golden files are not
+	// among them (their reads report them).
 	Problems map[string]error
+	// deferred: Options.DeferDigests.
+	deferred bool
+	// cache is the index cache (Options.Cache), or nil.
+	cache *indexCache
 }
 
 // Options tune [Load].
@@ -203,6 +209,28 @@ type Options struct {
 	// are validated against: the conform binary serves its own copy, so a
 	// suite holds only its own files. Nil takes them from the suite itself.
 	Meta fs.FS
+	// DeferDigests checks vector and golden files (vectors/**, golden/**)
+	// against MANIFEST.sha256 when they are read ([Suite.VectorIndex],
+	// [Suite.Vectors], [Suite.ReadGolden]) instead of at Load, which still
+	// finds every unlisted and missing file (by name) and checks
+	// suite.json, the schemas and files/** as before. A file that differs
+	// is reported by the read that meets it, with Load's message, and not
+	// in Suite.Problems. A run reads each of its vector and golden files
+	// anyway, and checks them again then (a file changed during the run):
+	// hashing every one at Load as well was about 7% of a run's CPU
+	// (bench/README.md).
+	DeferDigests bool
+	// Cache, when not "" (and CacheKit is set), is a directory where Load
+	// and VectorIndex keep, between runs, which vector files (by path and
+	// SHA-256) passed every check and their kind, role and level, and
+	// whether this suite.json passed Load's (see cache.go): a later run of
+	// the same suite by the same kit reads and hashes such a file but
+	// parses it only when it runs, and does not compile the suite schema.
+	// Ignored with SkipDigest.
+	Cache string
+	// CacheKit identifies the kit's own code (the running binary); the
+	// cache holds nothing another kit made. "" disables the cache.
+	CacheKit string
 }
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
@@ -213,7 +241,7 @@ type Options struct {
 // itself is affected (those make every result meaningless). Digest problems
 // of vector and golden files are kept in Suite.Problems instead.
 func Load(fsys fs.FS, opt Options) (*Suite, error) {
-	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Meta: schema.NewSet(fsys), Problems: map[string]error{}}
+	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Meta: schema.NewSet(fsys), Problems: map[string]error{}, deferred: opt.DeferDigests && !opt.SkipDigest}
 	if opt.Meta != nil {
 		s.Meta = schema.NewSet(opt.Meta)
 	}
@@ -243,12 +271,22 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
 	}
-	sch, err := s.Meta.Compile(SuiteSchemaFile)
-	if err != nil {
-		return nil, err
+	if opt.Cache != "" && opt.CacheKit != "" && !opt.SkipDigest {
+		meta := opt.Meta
+		if meta == nil {
+			meta = fsys
+		}
+		s.cache = openCache(opt.Cache, opt.CacheKit, meta, data, s.Digest)
 	}
-	if vs := sch.Validate(v); vs != nil {
-		return nil, kiterr.New(kiterr.SuiteInvalid, "%s: %s", ManifestFile, vs[0])
+	if s.cache == nil || !s.cache.hit {
+		// (A cache file exists only for a suite.json that passed.)
+		sch, err := s.Meta.Compile(SuiteSchemaFile)
+		if err != nil {
+			return nil, err
+		}
+		if vs := sch.Validate(v); vs != nil {
+			return nil, kiterr.New(kiterr.SuiteInvalid, "%s: %s", ManifestFile, vs[0])
+		}
 	}
 	if err := decode(data, &s.Manifest); err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "decode %s", ManifestFile)
@@ -279,6 +317,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err := dc.finish(); err != nil {
 		return nil, err
 	}
+	s.cache.save()
 	return s, nil
 }
 
@@ -366,13 +405,72 @@ func (s *Suite) startVerify() *digestCheck {
 	return c
 }
 
-// file hands the covered file name to the checking goroutines.
+// file hands the covered file name to the checking goroutines (a file
+// whose digest is deferred is only looked up by name).
 func (c *digestCheck) file(name string) {
 	if c.jobs == nil {
 		return
 	}
+	if c.s.deferred && deferredPath(name) {
+		c.mu.Lock()
+		if i, ok := c.s.Files.index(name); ok {
+			c.seen[i] = true
+		} else {
+			c.s.Problems[name] = unlisted(name)
+		}
+		c.mu.Unlock()
+		c.next++
+		return
+	}
 	c.jobs <- digestJob{name: name, at: c.next}
 	c.next++
+}
+
+// deferredPath reports whether Options.DeferDigests defers name's digest:
+// a vector or golden file.
+func deferredPath(name string) bool {
+	return strings.HasPrefix(name, "vectors/") || strings.HasPrefix(name, "golden/")
+}
+
+// unlisted is the problem of a covered file MANIFEST.sha256 does not list.
+func unlisted(name string) error {
+	return kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (a new file? 'conform manifest' lists it; 'conform golden --update' rewrites goldens and the list)", name, DigestFile)
+}
+
+// mismatch is the problem of a file whose SHA-256 got is not the one
+// MANIFEST.sha256 lists at index i.
+func (s *Suite) mismatch(name string, i int, got *[32]byte) error {
+	return kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? review it, then 'conform manifest'; a golden file is only rewritten by 'conform golden --update')", name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+}
+
+// firstCheck checks data, the bytes of name read for the first time in
+// this run, against MANIFEST.sha256 when Load deferred it: Load's
+// SUITE_DIGEST_MISMATCH (a file listed nowhere was reported by Load).
+// For any other file it is [Suite.checkDigest].
+func (s *Suite) firstCheck(name string, data []byte) error {
+	if !s.deferred || s.Files == nil || !deferredPath(name) {
+		return s.checkDigest(name, data)
+	}
+	i, ok := s.Files.index(name)
+	if !ok {
+		return s.checkDigest(name, data)
+	}
+	if sum := sha256.Sum256(data); !s.Files.matches(i, &sum) {
+		return s.mismatch(name, i, &sum)
+	}
+	return nil
+}
+
+// firstCheckSum is firstCheck for a file whose SHA-256 is known.
+func (s *Suite) firstCheckSum(name string, sum *[32]byte) error {
+	if !s.deferred || s.Files == nil || !deferredPath(name) {
+		return nil
+	}
+	i, ok := s.Files.index(name)
+	if !ok || s.Files.matches(i, sum) {
+		return nil
+	}
+	return s.mismatch(name, i, sum)
 }
 
 // stop waits for the files handed over to be checked. Safe to call more
@@ -403,9 +501,9 @@ func (c *digestCheck) check(j digestJob, buf []byte) {
 	i, ok := s.Files.index(j.name)
 	switch {
 	case !ok:
-		s.Problems[j.name] = kiterr.New(kiterr.SuiteFileUnlisted, "%s is not listed in %s (a new file? 'conform manifest' lists it; 'conform golden --update' rewrites goldens and the list)", j.name, DigestFile)
+		s.Problems[j.name] = unlisted(j.name)
 	case !s.Files.matches(i, &got):
-		s.Problems[j.name] = kiterr.New(kiterr.SuiteDigestMismatch, "%s: sha256 %s, %s says %s (edited by hand? review it, then 'conform manifest'; a golden file is only rewritten by 'conform golden --update')", j.name, hex.EncodeToString(got[:6]), DigestFile, s.Files.hex(i)[:12])
+		s.Problems[j.name] = s.mismatch(j.name, i, &got)
 	}
 	if ok {
 		c.seen[i] = true
@@ -605,7 +703,11 @@ func (s *Suite) ReadGolden(ver *Version, role, id string) ([]byte, error) {
 	if prob := s.Problems[p]; prob != nil {
 		return nil, prob
 	}
-	if err := s.checkDigest(p, data); err != nil {
+	check := s.checkDigest
+	if s.deferred {
+		check = s.firstCheck // Load did not check it: Load's message
+	}
+	if err := check(p, data); err != nil {
 		return nil, err
 	}
 	c, err := canon.CanonicalBytes(data)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -454,8 +455,50 @@ func TestDigestProblemsOfVectors(t *testing.T) {
 			if diff := cmp.Diff(tc.goodIDs, ids(vs)); diff != "" {
 				t.Errorf("good vectors (-want +got):\n%s", diff)
 			}
+
+			// With DeferDigests, what the reads report is the same:
+			// the same load errors (codes and messages), and the same
+			// golden error; only Problems lacks the digests Load did
+			// not check.
+			ds, err := suite.Load(fsys, suite.Options{DeferDigests: true})
+			if err != nil {
+				t.Fatalf("Load (DeferDigests): %v", err)
+			}
+			for name, err := range s.Problems {
+				if kiterr.CodeOf(err) == kiterr.SuiteDigestMismatch {
+					continue
+				}
+				if derr := ds.Problems[name]; derr == nil || derr.Error() != err.Error() {
+					t.Errorf("Problems[%s] with DeferDigests = %v, want %v", name, derr, err)
+				}
+			}
+			dvs, dbad, err := ds.Vectors(&ds.Manifest.Versions[0])
+			if err != nil {
+				t.Fatalf("Vectors (DeferDigests): %v", err)
+			}
+			if diff := cmp.Diff(errTexts(bad), errTexts(dbad)); diff != "" {
+				t.Errorf("load errors with DeferDigests (-Load's +deferred):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.goodIDs, ids(dvs)); diff != "" {
+				t.Errorf("good vectors with DeferDigests (-want +got):\n%s", diff)
+			}
+			ver, dver := &s.Manifest.Versions[0], &ds.Manifest.Versions[0]
+			_, gerr := s.ReadGolden(ver, "agent", "ping")
+			_, dgerr := ds.ReadGolden(dver, "agent", "ping")
+			if fmt.Sprint(gerr) != fmt.Sprint(dgerr) {
+				t.Errorf("ReadGolden with DeferDigests: %v, want %v", dgerr, gerr)
+			}
 		})
 	}
+}
+
+// errTexts is each load error as "path: error".
+func errTexts(bad []suite.LoadError) []string {
+	var out []string
+	for _, le := range bad {
+		out = append(out, le.Path+": "+le.Err.Error())
+	}
+	return out
 }
 
 func ids(vs []*suite.Vector) []string {

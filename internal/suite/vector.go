@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -330,7 +331,7 @@ type LoadError struct {
 // (SCHEMA_INVALID, IO).
 func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
 	var out []*Vector
-	bad, err := s.vectors(ver, func(v *Vector) { out = append(out, v) })
+	bad, err := s.vectors(ver, false, func(v *Vector) { out = append(out, v) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -356,7 +357,7 @@ type Ref struct {
 // of a large suite holds an index, not the suite.
 func (s *Suite) VectorIndex(ver *Version, role string) ([]Ref, []LoadError, error) {
 	var out []Ref
-	bad, err := s.vectors(ver, func(v *Vector) {
+	bad, err := s.vectors(ver, true, func(v *Vector) {
 		if v.Kind == KindSession && v.Role == role {
 			out = append(out, v.ref())
 		}
@@ -385,11 +386,30 @@ func (v *Vector) ref() Ref {
 }
 
 // vectors loads every vector file of ver, in path order, giving each good
-// one to keep and returning the bad ones.
-func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
-	sch, err := s.Meta.Compile(VectorSchemaFile)
-	if err != nil {
-		return nil, err
+// one to keep and returning the bad ones. For an index, a file the index
+// cache vouches for is given as what an index keeps of it (see
+// indexCache.lookup), not loaded.
+func (s *Suite) vectors(ver *Version, index bool, keep func(*Vector)) ([]LoadError, error) {
+	var cache *indexCache
+	if index {
+		cache = s.cache
+	}
+	// The vector schema is compiled only for a file that must be loaded.
+	var schOnce sync.Once
+	var sch *schema.Schema
+	var schErr error
+	validate := func(v any) []schema.Violation {
+		schOnce.Do(func() { sch, schErr = s.Meta.Compile(VectorSchemaFile) })
+		if schErr != nil {
+			return []schema.Violation{{Message: schErr.Error()}}
+		}
+		return sch.Validate(v)
+	}
+	if cache == nil {
+		schOnce.Do(func() { sch, schErr = s.Meta.Compile(VectorSchemaFile) })
+		if schErr != nil {
+			return nil, schErr
+		}
 	}
 	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 	if err != nil {
@@ -407,9 +427,13 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		}
 	}
 	byID := map[string]string{}
-	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, sch.Validate) })
+	loaded := loadAll(names, func(name string) (*Vector, error) { return s.loadVector(ver, name, validate, cache) })
 	for i, name := range names {
 		v, err := loaded(i)
+		var digest *digestError
+		if errors.As(err, &digest) {
+			v, err = digest.v, nil
+		}
 		if err == nil {
 			// v.ID as a part of the path (the file name is the id and
 			// ".json", or check failed): the map holds no copy of it.
@@ -422,6 +446,8 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 				byID[id] = name
 				if prob := s.Problems[name]; prob != nil {
 					err = prob
+				} else if digest != nil {
+					err = digest.err
 				}
 			}
 		}
@@ -431,6 +457,11 @@ func (s *Suite) vectors(ver *Version, keep func(*Vector)) ([]LoadError, error) {
 		}
 		keep(v)
 	}
+	if schErr != nil {
+		return nil, schErr
+	}
+	cache.save()
+	cache.release()
 	return bad, nil
 }
 
@@ -487,10 +518,13 @@ func loadAll(names []string, load func(string) (*Vector, error)) func(i int) (*V
 // loaded), or the file's digest problem (SUITE_DIGEST_MISMATCH, ...).
 //
 // Reload decodes the file the tolerant way (encoding/json) and checks its
-// id, version and generated sizes, but not the strict form, the schema,
-// normalizers or send items again: the caller builds the send items
-// ([SendItem.Bytes]) and compiles the normalizers anyway, and reports
-// their errors.
+// id and version, but not the strict form, the schema, normalizers or send
+// items again: the caller builds the send items ([SendItem.Bytes]) and
+// compiles the normalizers anyway, and reports their errors. Its sizes and
+// inputs ([Vector.check]) are checked again only when Load skipped the
+// digests: otherwise its bytes are the ones MANIFEST.sha256 lists, which
+// the index checked (measuring a vector's frames for their sizes and
+// compiling its rules again was a third of the reload's CPU).
 func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 	if prob := s.Problems[name]; prob != nil {
 		return nil, prob
@@ -505,7 +539,23 @@ func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 	if err := s.checkDigest(name, data); err != nil {
 		return nil, err
 	}
-	return decodeVector(ver, name, data)
+	if s.Files == nil {
+		return decodeVector(ver, name, data)
+	}
+	// The bytes the index parsed: the strict reader reads them again.
+	raw, err := canon.Parse(data)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s", name)
+	}
+	var v Vector
+	if err := fromValue(raw, &v); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
+	}
+	v.Path = name
+	if err := v.checkName(ver); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // decodeVector decodes the vector file name and makes the checks of
@@ -513,6 +563,19 @@ func (s *Suite) Reload(ver *Version, name string) (*Vector, error) {
 func decodeVector(ver *Version, name string, data []byte) (*Vector, error) {
 	var v Vector
 	if err := decode(data, &v); err != nil {
+		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
+	}
+	v.Path = name
+	if err := v.check(ver); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// decodeParsed is decodeVector for the file's parsed value.
+func decodeParsed(ver *Version, name string, raw any) (*Vector, error) {
+	var v Vector
+	if err := fromValue(raw, &v); err != nil {
 		return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "decode %s", name)
 	}
 	v.Path = name
@@ -541,11 +604,8 @@ func readVector(fsys fs.FS, name string) ([]byte, error) {
 // MaxSendBytes (VECTOR_TOO_LARGE; built, a line would cost its size, so
 // only sizes are computed).
 func (v *Vector) check(ver *Version) error {
-	if base := path.Base(v.Path); base != v.ID+".json" {
-		return kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", v.Path, v.ID)
-	}
-	if v.Version != ver.Version {
-		return kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", v.Path, v.Version, ver.Version)
+	if err := v.checkName(ver); err != nil {
+		return err
 	}
 	var total int64
 	for i, it := range v.Send {
@@ -564,6 +624,18 @@ func (v *Vector) check(ver *Version) error {
 		return err
 	}
 	return v.checkAwaits(ver)
+}
+
+// checkName checks that v's file name is its id and its version its
+// folder's: VECTOR_ID_MISMATCH.
+func (v *Vector) checkName(ver *Version) error {
+	if base := path.Base(v.Path); base != v.ID+".json" {
+		return kiterr.New(kiterr.VectorIDMismatch, "%s: file name must be %s.json", v.Path, v.ID)
+	}
+	if v.Version != ver.Version {
+		return kiterr.New(kiterr.VectorIDMismatch, "%s: version %d in a v%d folder", v.Path, v.Version, ver.Version)
+	}
+	return nil
 }
 
 // checkInputs checks what a session vector declares beyond its lines: its
@@ -765,11 +837,46 @@ func (v *Vector) checkAwaits(ver *Version) error {
 	return nil
 }
 
-// loadVector reads, decodes and checks one vector file.
-func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation) (*Vector, error) {
+// digestError is a vector that loaded but whose file differs from what
+// MANIFEST.sha256 lists (Options.DeferDigests): reported as that, after
+// the checks that come first (a duplicate id).
+type digestError struct {
+	v   *Vector
+	err error
+}
+
+func (e *digestError) Error() string { return e.err.Error() }
+
+// loadVector reads, decodes and checks one vector file; a file cache
+// vouches for is only read and hashed. Under Options.DeferDigests a file
+// that loads but differs from the manifest is a *digestError.
+func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation, cache *indexCache) (v *Vector, err error) {
 	data, err := readVector(s.FS, name)
 	if err != nil {
 		return nil, err
+	}
+	var sum [32]byte
+	if s.deferred || cache != nil {
+		sum = sha256.Sum256(data)
+	}
+	if s.deferred {
+		if derr := s.firstCheckSum(name, &sum); derr != nil {
+			defer func() {
+				if err == nil {
+					v, err = nil, &digestError{v: v, err: derr}
+				}
+			}()
+		}
+	}
+	if v, ok := cache.lookup(name, &sum); ok {
+		return v, nil
+	}
+	if cache != nil {
+		defer func() {
+			if err == nil {
+				cache.add(v, &sum)
+			}
+		}()
 	}
 	raw, err := canon.Parse(data)
 	if err != nil {
@@ -782,7 +889,7 @@ func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schem
 		}
 		return nil, kiterr.New(kiterr.VectorInvalid, "%s violates %s: %s", name, VectorSchemaFile, strings.Join(msgs, "; "))
 	}
-	v, err := decodeVector(ver, name, data)
+	v, err = decodeParsed(ver, name, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,250 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The index cache (Options.Cache): what Load and VectorIndex learnt about
+// a suite's files, kept between runs so that a later run of the same suite
+// by the same kit does not learn it again.
+//
+// A run must know every vector file's kind, role and level, and that the
+// file is valid (every bad file is reported, selected or not), before its
+// first vector runs; then it reads each vector it runs again, to run it.
+// Without the cache every vector file is parsed, validated against the
+// vector schema, decoded and checked when the index is built, and decoded
+// again when it runs; and suite.json is validated against the suite schema,
+// whose compilation (the library checks it against its meta-schema first)
+// was a seventh of a one-vector run's CPU (bench/README.md). With it, a
+// file the cache vouches for is read and hashed (its digest is checked
+// anyway) and decoded once, when it runs.
+//
+// What the cache vouches for is a pure function of what its name and its
+// lines hold: the kit (Options.CacheKit: the running binary), the kit's
+// meta-schemas, suite.json's bytes and the suite's digest (of
+// MANIFEST.sha256, so one suite's files never meet another's), and for
+// each file its suite path and SHA-256. A file is in it only after it loaded and passed every check of
+// [Suite.Vectors]; a cache file exists only for a suite.json that passed
+// Load's checks. Anything that differs (another kit, an edited suite.json
+// or schema, a file whose bytes changed) is simply not found, and is
+// checked as without a cache; an unreadable or malformed cache file is
+// ignored and written again.
+//
+// One file per key: <Cache>/index-<hex>.txt, a header line, then one line
+// per valid vector file: "<sha256> <kind> <role or -> <level> <path>". It
+// is written whole to a temporary file and renamed, so concurrent runs
+// never read half of one; the directory keeps the cacheFiles most recently
+// written.
+type indexCache struct {
+	file string
+	// hit: the file was there and well-formed (suite.json passed Load).
+	hit bool
+
+	mu      sync.Mutex
+	entries map[string]cacheEntry // by suite path; nil once released
+	dirty   bool
+}
+
+type cacheEntry struct {
+	sum               [32]byte
+	kind, role, level string
+}
+
+const cacheHeader = "conform suite index 1"
+
+// cacheFiles is how many index files the cache directory keeps (each
+// suite state, kit and suite.json has its own; an edited suite makes a new
+// one): saving one removes the oldest beyond it.
+const cacheFiles = 32
+
+// openCache finds the cache file of this suite.json for this kit, and
+// reads it when it is there.
+func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string) *indexCache {
+	if digest == "" {
+		return nil // no MANIFEST.sha256 read: nothing to key by
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", cacheHeader, kit)
+	for _, name := range []string{SuiteSchemaFile, VectorSchemaFile} {
+		b, err := fs.ReadFile(meta, name)
+		if err != nil {
+			return nil
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+	}
+	h.Write(suiteJSON)
+	h.Write([]byte(digest))
+	c := &indexCache{file: filepath.Join(dir, "index-"+hex.EncodeToString(h.Sum(nil))[:32]+".txt")}
+	c.load()
+	return c
+}
+
+// load reads the cache file (none, or a malformed one, gives no entries).
+func (c *indexCache) load() {
+	c.entries = map[string]cacheEntry{}
+	data, err := os.ReadFile(c.file)
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	if !sc.Scan() || sc.Text() != cacheHeader {
+		return
+	}
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 5)
+		var e cacheEntry
+		if len(f) != 5 || len(f[0]) != 64 {
+			clear(c.entries)
+			return
+		}
+		if _, err := hex.Decode(e.sum[:], []byte(f[0])); err != nil {
+			clear(c.entries)
+			return
+		}
+		e.kind, e.role, e.level = f[1], f[2], f[3]
+		if e.role == "-" {
+			e.role = ""
+		}
+		c.entries[f[4]] = e
+	}
+	c.hit = sc.Err() == nil
+	if !c.hit {
+		clear(c.entries)
+	}
+}
+
+// release drops the entries once an index is built (about 200 bytes a
+// vector file that a run would otherwise hold to its end); a later lookup
+// reads the file again.
+func (c *indexCache) release() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.entries = nil
+	c.mu.Unlock()
+}
+
+// lookup returns the vector the cache vouches for: name with these bytes
+// (sum) loaded and passed every check before. Only what an index keeps is
+// set (id, kind, role, level, path).
+func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	if c.entries == nil {
+		c.load()
+	}
+	e, ok := c.entries[name]
+	c.mu.Unlock()
+	if !ok || e.sum != *sum {
+		return nil, false
+	}
+	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
+	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}, true
+}
+
+// add records that v, read with these bytes (sum), loaded and passed every
+// check.
+func (c *indexCache) add(v *Vector, sum *[32]byte) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.load()
+	}
+	if e, ok := c.entries[v.Path]; ok && e.sum == *sum {
+		return
+	}
+	c.entries[v.Path] = cacheEntry{sum: *sum, kind: v.Kind, role: v.Role, level: v.Level}
+	c.dirty = true
+}
+
+// save writes the cache file when something was added, or when there was
+// none (suite.json passed Load). Errors are ignored: the cache only saves
+// work.
+func (c *indexCache) save() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || c.hit && !c.dirty {
+		return
+	}
+	names := make([]string, 0, len(c.entries))
+	for n := range c.entries {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	b.WriteString(cacheHeader + "\n")
+	for _, n := range names {
+		e := c.entries[n]
+		role := e.role
+		if role == "" {
+			role = "-"
+		}
+		if strings.ContainsAny(n+e.kind+role+e.level, " \n") {
+			continue // not a line this format can hold: checked each time
+		}
+		fmt.Fprintf(&b, "%x %s %s %s %s\n", e.sum, e.kind, role, e.level, n)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.file), ".index-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b.Bytes())
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), c.file) != nil {
+		_ = os.Remove(tmp.Name())
+		return
+	}
+	c.hit, c.dirty = true, false
+	prune(filepath.Dir(c.file))
+}
+
+// prune removes the oldest index files of dir beyond cacheFiles.
+func prune(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  int64
+	}
+	var files []file
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "index-") || !strings.HasSuffix(e.Name(), ".txt") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), fi.ModTime().UnixNano()})
+		}
+	}
+	if len(files) <= cacheFiles {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return int(min(max(b.mod-a.mod, -1), 1)) })
+	for _, f := range files[cacheFiles:] {
+		_ = os.Remove(filepath.Join(dir, f.name))
+	}
+}
