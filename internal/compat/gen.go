@@ -194,6 +194,9 @@ type candSet struct {
 func newCandSet() *candSet { return &candSet{seen: map[string]bool{}} }
 
 func (vs *candSet) add(v any) {
+	if vs.full() {
+		return // list would cut it off: no need to key it
+	}
 	k := jsonText(v)
 	if vs.seen[k] {
 		return
@@ -201,6 +204,10 @@ func (vs *candSet) add(v any) {
 	vs.seen[k] = true
 	vs.vals = append(vs.vals, v)
 }
+
+// full reports whether vs holds as many values as list returns, so that
+// nothing added later can be listed.
+func (vs *candSet) full() bool { return len(vs.vals) >= maxCandidates*2 }
 
 func (vs *candSet) list() []any {
 	if len(vs.vals) > maxCandidates*2 {
@@ -258,12 +265,15 @@ func (g *generator) forConj(a conj, hs []sref, hb hintBag, depth int, out *candS
 		}
 		return
 	}
+	if out.full() {
+		return // objects and arrays below could not be listed
+	}
 	if types&tObj != 0 {
 		for _, o := range g.objects(a, f, hs, hb, depth) {
 			out.add(o)
 		}
 	}
-	if types&tArr != 0 {
+	if types&tArr != 0 && !out.full() {
 		for _, arr := range g.arrays(a, f, hs, hb, depth) {
 			out.add(arr)
 		}
