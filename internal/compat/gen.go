@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -194,13 +195,30 @@ type candSet struct {
 func newCandSet() *candSet { return &candSet{seen: map[string]bool{}} }
 
 func (vs *candSet) add(v any) {
-	k := jsonText(v)
+	if vs.full() {
+		return // list would cut it off: no need to key it
+	}
+	vs.addKeyed(v, "")
+}
+
+// addKeyed is add with v's jsonText already known (k; "" when not).
+func (vs *candSet) addKeyed(v any, k string) {
+	if vs.full() {
+		return
+	}
+	if k == "" {
+		k = jsonText(v)
+	}
 	if vs.seen[k] {
 		return
 	}
 	vs.seen[k] = true
 	vs.vals = append(vs.vals, v)
 }
+
+// full reports whether vs holds as many values as list returns, so that
+// nothing added later can be listed.
+func (vs *candSet) full() bool { return len(vs.vals) >= maxCandidates*2 }
 
 func (vs *candSet) list() []any {
 	if len(vs.vals) > maxCandidates*2 {
@@ -258,12 +276,13 @@ func (g *generator) forConj(a conj, hs []sref, hb hintBag, depth int, out *candS
 		}
 		return
 	}
-	if types&tObj != 0 {
-		for _, o := range g.objects(a, f, hs, hb, depth) {
-			out.add(o)
-		}
+	if out.full() {
+		return // objects and arrays below could not be listed
 	}
-	if types&tArr != 0 {
+	if types&tObj != 0 {
+		g.objects(a, f, hs, hb, depth, out)
+	}
+	if types&tArr != 0 && !out.full() {
 		for _, arr := range g.arrays(a, f, hs, hb, depth) {
 			out.add(arr)
 		}
@@ -494,7 +513,12 @@ func (g *generator) childValues(c conj, hc conj, depth int) []any {
 	return g.ordered(c, vs.list())
 }
 
-func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) []any {
+// objects adds object candidates to out, in a fixed order, until out is
+// full. Each is keyed by its jsonText composed from those of its member
+// values (memberKey), each computed once, instead of canonicalizing every
+// candidate: they share most members (a few hundred objects of up to
+// maxNames members each).
+func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, out *candSet) {
 	hc := conj{atoms: hs}
 	names := map[string]bool{}
 	for _, s := range a.atoms {
@@ -549,15 +573,48 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 		}
 		return out
 	}
-	var out []any
-	out = append(out, base)
+	texts := memberTexts{}
+	textOf := func(n string, i int) string {
+		if texts[n] == nil {
+			texts[n] = map[int]string{}
+		}
+		t, ok := texts[n][i]
+		if !ok {
+			t = jsonText(cands[n][i])
+			texts[n][i] = t
+		}
+		return t
+	}
+	// emit adds o, whose member texts are mt; false once out is full
+	emit := func(o map[string]any, mt map[string]string) bool {
+		out.addKeyed(o, memberKey(mt))
+		return !out.full()
+	}
+	cloneT := func(m map[string]string) map[string]string {
+		out := make(map[string]string, len(m)+1)
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	baseT := map[string]string{}
+	for n := range base {
+		baseT[n] = textOf(n, 0)
+	}
+	if !emit(base, baseT) {
+		return
+	}
 	full := clone(base)
+	fullT := cloneT(baseT)
 	for _, n := range sortedKeys(names) {
 		if _, ok := full[n]; !ok && len(cands[n]) > 0 {
 			full[n] = cands[n][0]
+			fullT[n] = textOf(n, 0)
 		}
 	}
-	out = append(out, full)
+	if !emit(full, fullT) {
+		return
+	}
 	for _, n := range sortedKeys(names) {
 		limit := 6
 		for i, v := range cands[n] {
@@ -566,10 +623,18 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 			}
 			o := clone(base)
 			o[n] = v
-			out = append(out, o)
+			ot := cloneT(baseT)
+			ot[n] = textOf(n, i)
+			if !emit(o, ot) {
+				return
+			}
 			o2 := clone(full)
 			o2[n] = v
-			out = append(out, o2)
+			o2t := cloneT(fullT)
+			o2t[n] = textOf(n, i)
+			if !emit(o2, o2t) {
+				return
+			}
 		}
 	}
 	for _, n := range sortedKeys(full) {
@@ -578,7 +643,11 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 		}
 		o := clone(full)
 		delete(o, n)
-		out = append(out, o)
+		ot := cloneT(fullT)
+		delete(ot, n)
+		if !emit(o, ot) {
+			return
+		}
 	}
 	for _, extra := range []string{"x-conform-extra", "b", "a"} {
 		if names[extra] {
@@ -586,18 +655,59 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int) [
 		}
 		o := clone(base)
 		o[extra] = json.Number("1")
-		out = append(out, o)
+		ot := cloneT(baseT)
+		ot[extra] = "1"
+		if !emit(o, ot) {
+			return
+		}
 		break
 	}
 	// fill up to minProperties with extra members
 	if f.minProps > int64(len(base)) {
 		o := clone(full)
+		ot := cloneT(fullT)
 		for i := 0; int64(len(o)) < f.minProps && i < 64; i++ {
 			o["p"+strconv.Itoa(i)] = json.Number("1")
+			ot["p"+strconv.Itoa(i)] = "1"
 		}
-		out = append(out, o)
+		emit(o, ot)
 	}
-	return out
+}
+
+// memberTexts caches the jsonText of member candidates by name and index.
+type memberTexts map[string]map[int]string
+
+// memberKey composes the RFC 8785 text of an object from its members'
+// texts (name → jsonText of the value), as canon writes it: members in
+// the UTF-16 order of their names, no whitespace. That order is Go's
+// byte order unless a name holds a code point from U+E000 (UTF-8 lead
+// byte 0xEE and up); then it returns "" and the caller canonicalizes.
+func memberKey(mt map[string]string) string {
+	names := make([]string, 0, len(mt))
+	n := 2
+	for k, t := range mt {
+		for i := 0; i < len(k); i++ {
+			if k[i] >= 0xEE {
+				return ""
+			}
+		}
+		names = append(names, k)
+		n += len(k) + len(t) + 4
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('{')
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonText(k))
+		b.WriteByte(':')
+		b.WriteString(mt[k])
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // maxNames bounds the member names one object candidate varies: an
