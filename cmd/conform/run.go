@@ -236,6 +236,11 @@ func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
 		fsys = d
 	}
 	opt.Meta = conform.Meta()
+	// The embedded files are fixed at build time and pass their
+	// meta-schema check in the kit's tests (TestEmbeddedSchemasMetaValid):
+	// compiling them need not repeat it. A --suite directory's are checked.
+	opt.MetaChecked = true
+	opt.SchemasChecked = dir == ""
 	s, err := suite.Load(fsys, opt)
 	if err != nil && dir != "" {
 		code := kiterr.CodeOf(err)

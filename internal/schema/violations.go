@@ -65,7 +65,10 @@ func instance(e *jsonschema.ValidationError) string {
 }
 
 func keyword(e *jsonschema.ValidationError) string {
-	kw := strings.TrimPrefix(e.SchemaURL, BaseURL)
+	kw, ok := strings.CutPrefix(e.SchemaURL, BaseURL)
+	if !ok {
+		kw = strings.TrimPrefix(e.SchemaURL, checkedBaseURL)
+	}
 	for _, tok := range e.ErrorKind.KeywordPath() {
 		kw += "/" + canon.EscapePointer(tok)
 	}

@@ -231,6 +231,13 @@ type Options struct {
 	// CacheKit identifies the kit's own code (the running binary); the
 	// cache holds nothing another kit made. "" disables the cache.
 	CacheKit string
+	// SchemasChecked says the suite's schema files (fsys) are the kit's
+	// embedded ones, whose meta-schema check its tests make: Suite.Schemas
+	// is a [schema.NewCheckedSet] and compiling them skips that check.
+	// MetaChecked says the same of Meta's files (Suite.Meta). Never set
+	// either for a suite a user supplies: an invalid schema file would not
+	// be reported as SCHEMA_INVALID.
+	SchemasChecked, MetaChecked bool
 }
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
@@ -241,9 +248,16 @@ type Options struct {
 // itself is affected (those make every result meaningless). Digest problems
 // of vector and golden files are kept in Suite.Problems instead.
 func Load(fsys fs.FS, opt Options) (*Suite, error) {
-	s := &Suite{FS: fsys, Schemas: schema.NewSet(fsys), Meta: schema.NewSet(fsys), Problems: map[string]error{}, deferred: opt.DeferDigests && !opt.SkipDigest}
+	newSet := func(fsys fs.FS, checked bool) *schema.Set {
+		if checked {
+			return schema.NewCheckedSet(fsys)
+		}
+		return schema.NewSet(fsys)
+	}
+	s := &Suite{FS: fsys, Schemas: newSet(fsys, opt.SchemasChecked), Problems: map[string]error{}, deferred: opt.DeferDigests && !opt.SkipDigest}
+	s.Meta = newSet(fsys, opt.MetaChecked)
 	if opt.Meta != nil {
-		s.Meta = schema.NewSet(opt.Meta)
+		s.Meta = newSet(opt.Meta, opt.MetaChecked)
 	}
 	data, err := fs.ReadFile(fsys, ManifestFile)
 	if err != nil {
