@@ -76,7 +76,7 @@ func (s *session) frame(ln proc.Line) any {
 		o.add(FindingFrameSchema, SchemaViolation, "%s: %s", p.ver.Schema, vi)
 	}
 	if unanswered {
-		o.add(FindingRequestUnanswered, Fail, "the IUT sent a request (kind %q, method %q) that no peer rule of the vector answers and no tolerate rule allows: %s", c.Name, c.Method(v), quote(ln.Data))
+		o.add(FindingRequestUnanswered, Fail, "the IUT sent a request (kind %q, method %q) that no peer rule of the vector answers and no tolerate rule allows (the frame is in the summary)", c.Name, c.Method(v))
 	}
 	if c.Kind != envelope.Reply {
 		return v

@@ -75,11 +75,14 @@ echo "== parity gate across the six SDK servers"
 # mcp 2.3.0's ctx.elicit adds the model's title to requestedSchema, and all
 # six send roots/list to a client without the roots capability, each in its
 # own way (server-request-needs-capability, an expected failure everywhere).
+# The progress-* vectors are not here either: the mark3labs server has no
+# progress tool (mcp-go v1.2.1 races its progress notifications against
+# the result, so those vectors flip between XFAIL and XPASS; they are
+# SKIPPED for it, and a SKIPPED row is no byte-identical one).
 parity_vectors=(cancel-after-response cancel-malformed-ignored cancel-unknown-request
   id-empty-string id-max-safe-integer id-negative id-string-and-number id-string-unicode id-zero
   jsonrpc-method-not-found jsonrpc-unknown-notification-ignored lifecycle-shutdown-exit lifecycle-version-previous
-  lifecycle-version-unknown lifecycle-version-unknown-latest ping ping-with-meta progress-integer-token
-  progress-none-without-token progress-notifications tools-call-add tools-call-echo
+  lifecycle-version-unknown lifecycle-version-unknown-latest ping ping-with-meta tools-call-add tools-call-echo
   tools-call-echo-unicode tools-call-invalid-arguments tools-call-is-error tools-call-missing-argument)
 args=()
 for v in "${parity_vectors[@]}"; do args+=(--filter "$v"); done
