@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command abtime times whole processes side by side, the way bench/run.sh
 // compares conform with the bare pipe driver: each command runs once
 // unmeasured (warm-up), then the commands run in turn, round after round
@@ -18,7 +20,7 @@
 //
 // With -out, each command's stdout and stderr of its last round are kept
 // in DIR/LABEL.out. The load average is printed on stderr before and
-// after. Linux only (the own-CPU figure reads /proc).
+// after. Linux only (the own-CPU figure reads /proc and waitid's siginfo).
 package main
 
 import (
