@@ -937,13 +937,10 @@ func (r *docRepo) checkCommands(t *testing.T, p docPage) ([]string, int) {
 // checkCommand checks one simple command (see the comment above docPage).
 func (r *docRepo) checkCommand(t *testing.T, c []string) []string {
 	prog := c[0]
-	switch {
-	case prog == "conform" || strings.HasSuffix(prog, "/conform"):
-		return r.checkConform(t, c[1:])
-	case prog == "go":
-		if len(c) > 2 && c[1] == "run" && (c[2] == "./cmd/conform" || c[2] == "github.com/conform-kit/conform/cmd/conform") {
-			return r.checkConform(t, c[3:])
-		}
+	if args, ok := conformArgs(c); ok {
+		return r.checkConform(t, args)
+	}
+	if prog == "go" {
 		return r.checkGo(c[1:])
 	}
 	var probs []string
