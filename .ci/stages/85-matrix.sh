@@ -19,11 +19,19 @@ echo "== the committed MCP matrix is current (docs/mcp-matrix.md, docs/mcp-matri
 # From the reports stage 52 saved; the same code as the control matrix.
 scripts/matrix.sh --suite mcp --reports "$CI_TMP/reports" --no-build
 generated=(docs/mcp-matrix.md docs/mcp-matrix.html docs/mcp-matrix impl/mcp-*/README.md)
+# Third-party servers are not fully deterministic (a CI run on 2026-12-01
+# saw the Java server's informational id-reused-after-response flip from
+# PASS to FAIL), so the gate is each implementation's verdict and counts
+# (the overview's implementation rows); any other difference is printed.
 if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
   git status --porcelain -- "${generated[@]}"
   git --no-pager diff -- docs/mcp-matrix.md | head -n 80 || true
-  echo "the committed MCP matrix is stale: run scripts/matrix.sh --suite mcp and commit docs/mcp-matrix*, impl/mcp-*/README.md" >&2
-  exit 1
+  if git --no-pager diff -U0 -- docs/mcp-matrix.md | grep -qE '^[-+]\| \[mcp'; then
+    echo "the committed MCP matrix is stale (a verdict or count differs): run scripts/matrix.sh --suite mcp and commit docs/mcp-matrix*, impl/mcp-*/README.md" >&2
+    exit 1
+  fi
+  echo "note: the MCP matrix pages differ from this run in results that decide no verdict or count (above); verdicts and counts are current"
+  git checkout -- "${generated[@]}"
 fi
 
 # On a CI system with step summaries (GitHub Actions), the matrix is shown there.
