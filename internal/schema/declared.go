@@ -23,7 +23,7 @@ import (
 // writer may add to an open object (undeclared: readers ignore it) from one
 // that carries meaning (declared: adding it changes what the frame says).
 func (sch *Schema) Declares(at []string, name string) bool {
-	for _, n := range sch.at.schemas(sch.s, at) {
+	for _, n := range sch.at.schemas(sch.graph, at) {
 		if _, ok := n.Properties[name]; ok {
 			return true
 		}

@@ -60,7 +60,10 @@ import (
 //     of the path: only the entry whose const matches has its "then"
 //     evaluated.
 type fastNode struct {
-	s *jsonschema.Schema
+	// s is the schema the node was built from: the library's compiled
+	// schema, or a graph node of direct's, which lazy then compiles.
+	s    *jsonschema.Schema
+	lazy *lazySchema
 	// lib: validate with the library (see above).
 	lib bool
 	// boolean: 1 for the schema true, -1 for false, 0 otherwise.
@@ -339,6 +342,9 @@ type fastBuilder struct {
 	// sound holds schemas whose whole reachable graph was found sound: a
 	// later root's check stops there.
 	sound map[*jsonschema.Schema]bool
+	// lazy, when set, returns the library's deferred compilation of a
+	// schema direct built (nil for the library's own schemas).
+	lazy func(*jsonschema.Schema) *lazySchema
 }
 
 // build returns the fast evaluator for root, or nil when none is sound
@@ -363,6 +369,9 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		return n
 	}
 	n := &fastNode{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	if b.lazy != nil {
+		n.lazy = b.lazy(s)
+	}
 	b.nodes[s] = n
 	k := keywords(s)
 	var evaluated map[string]bool
@@ -881,10 +890,22 @@ func subschemas(v reflect.Value, out []*jsonschema.Schema) []*jsonschema.Schema 
 	return out
 }
 
+// libValid is the library's verdict on v against n's schema.
+func (n *fastNode) libValid(v any) bool {
+	s := n.s
+	if n.lazy != nil {
+		var err error
+		if s, err = n.lazy.get(); err != nil {
+			return false // Validate reports the same error
+		}
+	}
+	return s.Validate(v) == nil
+}
+
 // ok reports whether v is valid against n, as the library would decide.
 func (n *fastNode) ok(v any) bool {
 	if n.lib {
-		return n.s.Validate(v) == nil
+		return n.libValid(v)
 	}
 	if n.boolean != 0 {
 		return n.boolean > 0
@@ -905,7 +926,7 @@ func (n *fastNode) ok(v any) bool {
 		t = tObject
 	default:
 		// Not a value canon.Parse returns: the library decides.
-		return n.s.Validate(v) == nil
+		return n.libValid(v)
 	}
 	if n.types != 0 && n.types&t == 0 {
 		if !(t == tNumber && n.types&tInteger != 0 && isInteger(v.(json.Number))) {
@@ -1103,7 +1124,7 @@ func (n *fastNode) number(x json.Number) bool {
 	r, ok := rat(x)
 	if !ok {
 		// The library compares with a nil *big.Rat here; let it decide.
-		return n.s.Validate(x) == nil
+		return n.libValid(x)
 	}
 	switch {
 	case n.minimum != nil && r.Cmp(n.minimum) < 0,
@@ -1331,7 +1352,7 @@ var kindType = [...]typeMask{canon.Null: tNull, canon.False: tBool, canon.True: 
 // as ok does for t.Value(i).
 func (n *fastNode) okT(t *canon.Tape, i int) bool {
 	if n.lib {
-		return n.s.Validate(t.Value(i)) == nil
+		return n.libValid(t.Value(i))
 	}
 	if n.boolean != 0 {
 		return n.boolean > 0

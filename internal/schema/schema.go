@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -50,6 +51,15 @@ type Set struct {
 	fast     fastBuilder
 	// base is BaseURL, or checkedBaseURL for a NewCheckedSet.
 	base string
+	// direct builds fast evaluators from the documents themselves and
+	// defers the library's compilation to first need (see direct); only
+	// for a NewCheckedSet, whose files need no meta-schema check at
+	// Compile.
+	direct *direct
+	// lazyFailed is set when a deferred compilation failed: a fast
+	// evaluator that met it may have answered without the library, so no
+	// "valid" of its is trusted after that (see Schema.Validate).
+	lazyFailed atomic.Bool
 }
 
 // NewSet returns a [*Set] that reads schema files from fsys (the suite root).
@@ -70,7 +80,12 @@ func newSet(fsys fs.FS, base string) *Set {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(loader{fsys: fsys, base: base})
 	c.AssertFormat()
-	return &Set{compiler: c, cache: map[string]*Schema{}, base: base}
+	set := &Set{compiler: c, cache: map[string]*Schema{}, base: base}
+	if base == checkedBaseURL {
+		set.direct = newDirect(loader{fsys: fsys, base: base})
+		set.fast.lazy = func(s *jsonschema.Schema) *lazySchema { return set.direct.lazy(set, s) }
+	}
+	return set
 }
 
 // Compile compiles loc, a suite-relative file path with an optional JSON
@@ -82,7 +97,35 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 	if sch, ok := s.cache[loc]; ok {
 		return sch, nil
 	}
-	compiled, err := s.compiler.Compile(s.base + loc)
+	printer := message.NewPrinter(language.English)
+	if s.direct != nil {
+		// A graph built from the documents, its fast evaluator, and the
+		// library's compilation when first needed; anything outside the
+		// direct subset, or without a sound fast evaluator, is compiled
+		// now as below.
+		if g, err := s.direct.build(s.base + loc); err == nil {
+			if fast := s.fast.build(g); fast != nil {
+				lib := &lazySchema{set: s, loc: s.base + loc, rel: loc}
+				sch := &Schema{Loc: loc, graph: g, lib: lib, fast: fast, failed: &s.lazyFailed, printer: printer, at: &locations{}}
+				s.cache[loc] = sch
+				return sch, nil
+			}
+		}
+	}
+	compiled, err := s.libCompile(s.base+loc, loc)
+	if err != nil {
+		return nil, err
+	}
+	lib := &lazySchema{s: compiled}
+	sch := &Schema{Loc: loc, graph: compiled, lib: lib, fast: s.fast.build(compiled), failed: &s.lazyFailed, printer: printer, at: &locations{}}
+	s.cache[loc] = sch
+	return sch, nil
+}
+
+// libCompile compiles the absolute location u (loc, suite-relative, names
+// it in errors) with the library. Callers hold s.mu.
+func (s *Set) libCompile(u, loc string) (*jsonschema.Schema, error) {
+	compiled, err := s.compiler.Compile(u)
 	if err != nil {
 		// jsonschema v6 errors do not unwrap: look inside LoadURLError here.
 		var le *jsonschema.LoadURLError
@@ -92,16 +135,22 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		}
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "compile %s", loc)
 	}
-	sch := &Schema{Loc: loc, s: compiled, fast: s.fast.build(compiled), printer: message.NewPrinter(language.English), at: &locations{}}
-	s.cache[loc] = sch
-	return sch, nil
+	return compiled, nil
 }
 
 // Schema is one compiled schema location.
 type Schema struct {
 	// Loc is the suite-relative location it was compiled from.
 	Loc string
-	s   *jsonschema.Schema
+	// graph is the schema's keyword graph: the library's compiled schema,
+	// or for a NewCheckedSet one built by direct with the same exported
+	// fields, which is only read (Declares), never validated with.
+	graph *jsonschema.Schema
+	// lib is the library's compiled schema, compiled on first use when
+	// graph is direct's.
+	lib *lazySchema
+	// failed is the Set's lazyFailed.
+	failed *atomic.Bool
 	// fast, when not nil, decides "valid" without building the library's
 	// error trees (see fastNode); "invalid" is always the library's.
 	fast    *fastNode
@@ -151,10 +200,16 @@ func (v Violation) String() string {
 // [MaxViolations] leaf violations, sorted by instance location then keyword;
 // nil means valid.
 func (sch *Schema) Validate(v any) []Violation {
-	if sch.fast != nil && sch.fast.ok(v) {
+	if sch.fast != nil && sch.fast.ok(v) && !sch.failed.Load() {
 		return nil
 	}
-	err := sch.s.Validate(v)
+	compiled, err := sch.lib.get()
+	if err != nil {
+		// Only when direct accepted a document the library refuses, which
+		// TestDirectMatchesLibrary rules out for the kit's own suites.
+		return []Violation{{Message: err.Error()}}
+	}
+	err = compiled.Validate(v)
 	if err == nil {
 		return nil
 	}
@@ -184,8 +239,12 @@ func (sch *Schema) Validate(v any) []Violation {
 func (sch *Schema) ValidTape(t *canon.Tape, i int) bool {
 	// Without a fast evaluator nothing is decided here: the caller's
 	// Validate is the one validation (not a second one for invalid values).
-	return sch.fast != nil && sch.fast.okT(t, i)
+	return sch.fast != nil && sch.fast.okT(t, i) && !sch.failed.Load()
 }
+
+// libSchema is the library's compiled schema of sch, compiled now if it
+// was deferred. Errors: those of [Set.Compile].
+func (sch *Schema) libSchema() (*jsonschema.Schema, error) { return sch.lib.get() }
 
 // loader serves files of a Set; base is its BaseURL or checkedBaseURL.
 type loader struct {
