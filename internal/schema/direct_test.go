@@ -636,7 +636,7 @@ func TestDirectMatchesLibraryOnEdgeForms(t *testing.T) {
 			},
 			"$defs": {"a/b": {"type": "integer"}, "p": {"properties": {"p": {"type": "string"}}}, "t~x": {"type": "string"}},
 			"definitions": {"old": {"type": "string"}}}`)},
-		"b.json": {Data: []byte(`{"$defs": {"n": {"type": "number", "$ref": "#/$defs/m"}, "m": {"minimum": 0}}}`)},
+		"b.json":     {Data: []byte(`{"$defs": {"n": {"type": "number", "$ref": "#/$defs/m"}, "m": {"minimum": 0}}}`)},
 		"sub/c.json": {Data: []byte(`{"type": "object", "properties": {"up": {"$ref": "../b.json#/$defs/m"}}}`)},
 	}
 	lib := libraryOnly(fsys)
