@@ -63,26 +63,30 @@ import (
 type direct struct {
 	load loader
 	docs map[string]*directDoc
-	// nodes are the schemas built so far, by location (URL "#" JSON
-	// Pointer, in the library's escaping).
-	nodes map[string]*jsonschema.Schema
-	// locs is the location of each node.
-	locs    map[*jsonschema.Schema]string
+	// locs is where each node was built from.
+	locs    map[*jsonschema.Schema]nodeLoc
 	formats map[string]*jsonschema.Format
-	// lazies are the library compilations of locations, made on first use.
-	lazies map[string]*lazySchema
+	// resolved memoizes ref: the document URL a $ref's URL part names,
+	// by base and reference.
+	resolved map[[2]string]string
+	// lazies are the library compilations of nodes, made on first use.
+	lazies map[*jsonschema.Schema]*lazySchema
 }
 
 // directDoc is one loaded document: nil doc when it is outside the subset.
 type directDoc struct {
 	doc any
-	// positions are the JSON Pointers the library treats as subschemas.
-	positions map[string]bool
+	// nodes are the schemas built so far, by JSON Pointer (in the
+	// library's escaping).
+	nodes map[string]*jsonschema.Schema
 }
 
+// nodeLoc is a node's document URL and JSON Pointer.
+type nodeLoc struct{ u, ptr string }
+
 func newDirect(l loader) *direct {
-	return &direct{load: l, docs: map[string]*directDoc{}, nodes: map[string]*jsonschema.Schema{},
-		locs: map[*jsonschema.Schema]string{}, formats: map[string]*jsonschema.Format{}, lazies: map[string]*lazySchema{}}
+	return &direct{load: l, docs: map[string]*directDoc{}, locs: map[*jsonschema.Schema]nodeLoc{},
+		formats: map[string]*jsonschema.Format{}, resolved: map[[2]string]string{}, lazies: map[*jsonschema.Schema]*lazySchema{}}
 }
 
 // errOutside marks a document or location the direct path does not build.
@@ -108,11 +112,12 @@ func (d *direct) build(loc string) (*jsonschema.Schema, error) {
 	if frag != "" && !strings.HasPrefix(frag, "/") {
 		return nil, outside("anchor in %s", loc)
 	}
-	added := map[string]*jsonschema.Schema{}
-	root, err := d.node(u, frag, added)
+	var added []*jsonschema.Schema
+	root, err := d.node(u, frag, true, &added)
 	if err != nil {
-		for k, s := range added {
-			delete(d.nodes, k)
+		for _, s := range added {
+			l := d.locs[s]
+			delete(d.docs[l.u].nodes, l.ptr)
 			delete(d.locs, s)
 		}
 		return nil, err
@@ -141,8 +146,7 @@ func (d *direct) doc(u string) (*directDoc, error) {
 	if err != nil {
 		return nil, outside("load %s: %v", u, err)
 	}
-	pos := map[string]bool{}
-	if err := positions(v, "", pos); err != nil {
+	if err := scan(v, true); err != nil {
 		return nil, err
 	}
 	if obj, ok := v.(map[string]any); ok {
@@ -150,51 +154,57 @@ func (d *direct) doc(u string) (*directDoc, error) {
 			return nil, outside("$schema %v", s)
 		}
 	}
-	dd.doc, dd.positions = v, pos
+	dd.doc, dd.nodes = v, map[string]*jsonschema.Schema{}
 	return dd, nil
 }
 
 const draft2020 = "https://json-schema.org/draft/2020-12/schema"
 
-// positions marks ptr and every subschema position under v, as the
-// library's collectResources does for draft 2020-12 (draft.go: the
-// positions of Draft2020.subschemas), and refuses the keywords that would
-// make a base URI, an anchor or a dialect other than the document's.
-func positions(v any, ptr string, out map[string]bool) error {
-	out[ptr] = true
+// Subschema positions of draft 2020-12, as the library's collectResources
+// finds them (draft.go: Draft2020.subschemas): a keyword whose value is a
+// subschema, a keyword whose object's member values are, and a keyword
+// whose array's items are ("items" is both: a schema, or in older drafts an
+// array of them).
+var (
+	posProp = map[string]bool{"not": true, "additionalProperties": true, "items": true, "additionalItems": true,
+		"propertyNames": true, "contains": true, "if": true, "then": true, "else": true,
+		"unevaluatedProperties": true, "unevaluatedItems": true, "contentSchema": true}
+	posMap = map[string]bool{"definitions": true, "properties": true, "patternProperties": true, "dependencies": true,
+		"$defs": true, "dependentSchemas": true}
+	posArr = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "items": true, "prefixItems": true}
+	// unscoped are the keywords that would make a base URI, an anchor or a
+	// dialect other than the document's.
+	unscoped = map[string]bool{"$id": true, "$anchor": true, "$dynamicAnchor": true, "$dynamicRef": true,
+		"$recursiveRef": true, "$recursiveAnchor": true, "$vocabulary": true}
+)
+
+// scan refuses a document with an unscoped keyword at any subschema
+// position, or "$schema" anywhere but at the root.
+func scan(v any, root bool) error {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil
 	}
-	for _, k := range []string{"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$vocabulary"} {
-		if _, has := obj[k]; has {
-			return outside("%s at %q", k, ptr)
+	for k, sub := range obj {
+		switch {
+		case unscoped[k], k == "$schema" && !root:
+			return outside("%s in a subschema", k)
 		}
-	}
-	if _, has := obj["$schema"]; has && ptr != "" {
-		return outside("$schema at %q", ptr)
-	}
-	for _, k := range []string{"not", "additionalProperties", "items", "additionalItems", "propertyNames", "contains",
-		"if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "contentSchema"} {
-		if sub, has := obj[k]; has {
-			if err := positions(sub, ptr+"/"+escape(k), out); err != nil {
+		if posProp[k] {
+			if err := scan(sub, false); err != nil {
 				return err
 			}
 		}
-	}
-	for _, k := range []string{"definitions", "properties", "patternProperties", "dependencies", "$defs", "dependentSchemas"} {
-		if m, ok := obj[k].(map[string]any); ok {
-			for name, sub := range m {
-				if err := positions(sub, ptr+"/"+escape(k)+"/"+escape(name), out); err != nil {
+		if m, ok := sub.(map[string]any); ok && posMap[k] {
+			for _, e := range m {
+				if err := scan(e, false); err != nil {
 					return err
 				}
 			}
 		}
-	}
-	for _, k := range []string{"allOf", "anyOf", "oneOf", "items", "prefixItems"} {
-		if arr, ok := obj[k].([]any); ok {
-			for i, sub := range arr {
-				if err := positions(sub, ptr+"/"+escape(k)+"/"+strconv.Itoa(i), out); err != nil {
+		if a, ok := sub.([]any); ok && posArr[k] {
+			for _, e := range a {
+				if err := scan(e, false); err != nil {
 					return err
 				}
 			}
@@ -203,12 +213,68 @@ func positions(v any, ptr string, out map[string]bool) error {
 	return nil
 }
 
+// isPosition reports whether ptr (library escaping) names a subschema
+// position of doc, one the library's collectResources marks processed;
+// a $ref to any other location makes the library check that location
+// against the meta-schema first (roots.go ensureSubschema).
+func isPosition(doc any, ptr string) bool {
+	if ptr == "" {
+		return true
+	}
+	toks := strings.Split(ptr, "/")[1:]
+	cur := doc
+	for i := 0; i < len(toks); i++ {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		k, ok := unescape(toks[i])
+		if !ok {
+			return false
+		}
+		v, has := obj[k]
+		if !has {
+			return false
+		}
+		if a, isArr := v.([]any); isArr && posArr[k] && i+1 < len(toks) {
+			n, err := strconv.Atoi(toks[i+1])
+			if err != nil || n < 0 || n >= len(a) || strconv.Itoa(n) != toks[i+1] {
+				return false
+			}
+			cur, i = a[n], i+1
+			continue
+		}
+		if m, isObj := v.(map[string]any); isObj && posMap[k] {
+			if i+1 >= len(toks) {
+				return false
+			}
+			name, ok := unescape(toks[i+1])
+			if !ok {
+				return false
+			}
+			if cur, ok = m[name]; !ok {
+				return false
+			}
+			i++
+			continue
+		}
+		if !posProp[k] {
+			return false
+		}
+		cur = v
+	}
+	return true
+}
+
 // escape and unescape are RFC 6901 token escaping, as the library's.
 func escape(tok string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 func unescape(tok string) (string, bool) {
+	if strings.IndexByte(tok, '~') < 0 {
+		return tok, true
+	}
 	var sb strings.Builder
 	for {
 		i := strings.IndexByte(tok, '~')
@@ -259,43 +325,35 @@ func lookup(v any, ptr string) (any, bool) {
 	return v, true
 }
 
-// location is the library's urlPtr.String: the pointer's tokens
-// path-escaped, slashes kept.
-func location(u, ptr string) string {
-	toks := strings.Split(ptr, "/")
-	for i, t := range toks {
-		toks[i] = gourl.PathEscape(t)
-	}
-	return u + "#" + strings.Join(toks, "/")
-}
-
 // rejected are keywords the library compiles in draft 2020-12 that the
-// fast evaluator does not implement (or that the document rules exclude).
+// fast evaluator does not implement.
 var rejected = map[string]bool{
 	"contains": true, "minContains": true, "maxContains": true, "dependencies": true,
 	"dependentSchemas": true, "unevaluatedItems": true,
 }
 
 // node returns the schema at ptr of the document at u, building it and
-// what it references.
-func (d *direct) node(u, ptr string, added map[string]*jsonschema.Schema) (*jsonschema.Schema, error) {
-	key := u + "#" + ptr
-	if s, ok := d.nodes[key]; ok {
-		return s, nil
-	}
+// what it references. checkPos: ptr came from a $ref or Compile, not from
+// a keyword of a node (which is a position by construction).
+func (d *direct) node(u, ptr string, checkPos bool, added *[]*jsonschema.Schema) (*jsonschema.Schema, error) {
 	dd, err := d.doc(u)
 	if err != nil {
 		return nil, err
 	}
-	if !dd.positions[ptr] {
-		return nil, outside("%s is not a subschema position", key)
+	if s, ok := dd.nodes[ptr]; ok {
+		return s, nil
+	}
+	if checkPos && !isPosition(dd.doc, ptr) {
+		return nil, outside("%s#%s is not a subschema position", u, ptr)
 	}
 	v, ok := lookup(dd.doc, ptr)
 	if !ok {
-		return nil, outside("%s not found", key)
+		return nil, outside("%s#%s not found", u, ptr)
 	}
-	s := &jsonschema.Schema{DraftVersion: 2020, Location: location(u, ptr)}
-	d.nodes[key], d.locs[s], added[key] = s, key, s
+	// Location is left empty: the graph is read for its keywords only.
+	s := &jsonschema.Schema{DraftVersion: 2020}
+	dd.nodes[ptr], d.locs[s] = s, nodeLoc{u, ptr}
+	*added = append(*added, s)
 	switch x := v.(type) {
 	case bool:
 		s.Bool = &x
@@ -308,229 +366,232 @@ func (d *direct) node(u, ptr string, added map[string]*jsonschema.Schema) (*json
 		}
 		return s, d.object(s, x, u, ptr, added)
 	}
-	return nil, outside("%s is not a schema", key)
+	return nil, outside("%s#%s is not a schema", u, ptr)
 }
 
 // object fills s from obj as objCompiler.compile does for draft 2020-12
-// with the default vocabularies and format assertion on.
-func (d *direct) object(s *jsonschema.Schema, obj map[string]any, u, ptr string, added map[string]*jsonschema.Schema) error {
-	for k := range obj {
-		if rejected[k] {
-			return outside("%s at %s#%s", k, u, ptr)
-		}
-	}
+// with the default vocabularies and format assertion on. The keywords are
+// read in one pass over obj; the order in which they are filled does not
+// matter (each field depends on its own keyword, but for the ones handled
+// after the loop).
+func (d *direct) object(s *jsonschema.Schema, obj map[string]any, u, ptr string, added *[]*jsonschema.Schema) error {
 	sub := func(tok ...string) (*jsonschema.Schema, error) {
 		p := ptr
 		for _, t := range tok {
 			p += "/" + escape(t)
 		}
-		return d.node(u, p, added)
+		return d.node(u, p, false, added)
 	}
-	var err error
-	if v, ok := obj["$ref"]; ok {
-		ref, isStr := v.(string)
-		if !isStr {
-			return outside("$ref at %s#%s", u, ptr)
-		}
-		if s.Ref, err = d.ref(u, ref, added); err != nil {
-			return err
-		}
-	}
-	arr := func(name string) ([]*jsonschema.Schema, error) {
-		v, ok := obj[name]
-		if !ok {
-			return nil, nil
-		}
+	arr := func(name string, v any) ([]*jsonschema.Schema, error) {
 		a, ok := v.([]any)
 		if !ok {
 			return nil, outside("%s at %s#%s", name, u, ptr)
 		}
 		out := make([]*jsonschema.Schema, len(a))
 		for i := range a {
+			var err error
 			if out[i], err = sub(name, strconv.Itoa(i)); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	}
-	prop := func(name string) (*jsonschema.Schema, error) {
-		if _, ok := obj[name]; !ok {
-			return nil, nil
-		}
-		return sub(name)
-	}
-	mapOf := func(name string) (map[string]*jsonschema.Schema, error) {
-		v, ok := obj[name]
-		if !ok {
-			return nil, nil
-		}
+	mapOf := func(name string, v any) (map[string]*jsonschema.Schema, error) {
 		m, ok := v.(map[string]any)
 		if !ok {
 			return nil, outside("%s at %s#%s", name, u, ptr)
 		}
 		out := make(map[string]*jsonschema.Schema, len(m))
 		for k := range m {
+			var err error
 			if out[k], err = sub(name, k); err != nil {
 				return nil, err
 			}
 		}
 		return out, nil
 	}
-	if s.AllOf, err = arr("allOf"); err != nil {
-		return err
-	}
-	if s.AnyOf, err = arr("anyOf"); err != nil {
-		return err
-	}
-	if s.OneOf, err = arr("oneOf"); err != nil {
-		return err
-	}
-	if s.Not, err = prop("not"); err != nil {
-		return err
-	}
-	if s.Properties, err = mapOf("properties"); err != nil {
-		return err
-	}
-	pp, err := mapOf("patternProperties")
-	if err != nil {
-		return err
-	}
-	if pp != nil {
-		s.PatternProperties = make(map[jsonschema.Regexp]*jsonschema.Schema, len(pp))
-		for name, sch := range pp {
-			re, err := regexp.Compile(name)
-			if err != nil {
-				return outside("patternProperties %q", name)
+	var exclMax, exclMin, hasIf bool
+	var err error
+	for k, v := range obj {
+		switch k {
+		case "$ref":
+			ref, isStr := v.(string)
+			if !isStr {
+				return outside("$ref at %s#%s", u, ptr)
 			}
-			s.PatternProperties[re] = sch
-		}
-	}
-	switch a := obj["additionalProperties"].(type) {
-	case nil:
-		if _, ok := obj["additionalProperties"]; ok {
-			return outside("additionalProperties null")
-		}
-	case bool:
-		s.AdditionalProperties = a
-	default:
-		if s.AdditionalProperties, err = sub("additionalProperties"); err != nil {
-			return err
-		}
-	}
-	// validation
-	if t, ok := obj["type"]; ok {
-		var types jsonschema.Types
-		switch t := t.(type) {
-		case string:
-			types.Add(t)
-		case []any:
-			for _, e := range t {
-				if str, ok := e.(string); ok {
-					types.Add(str)
+			s.Ref, err = d.ref(u, ref, added)
+		case "allOf":
+			s.AllOf, err = arr(k, v)
+		case "anyOf":
+			s.AnyOf, err = arr(k, v)
+		case "oneOf":
+			s.OneOf, err = arr(k, v)
+		case "not":
+			s.Not, err = sub(k)
+		case "properties":
+			s.Properties, err = mapOf(k, v)
+		case "patternProperties":
+			var pp map[string]*jsonschema.Schema
+			if pp, err = mapOf(k, v); err == nil {
+				s.PatternProperties = make(map[jsonschema.Regexp]*jsonschema.Schema, len(pp))
+				for name, sch := range pp {
+					re, rerr := regexp.Compile(name)
+					if rerr != nil {
+						return outside("patternProperties %q", name)
+					}
+					s.PatternProperties[re] = sch
 				}
 			}
-		}
-		if !types.IsEmpty() {
-			s.Types = &types
-		}
-	}
-	if a, ok := obj["enum"].([]any); ok {
-		s.Enum = &jsonschema.Enum{Values: a}
-	}
-	s.MultipleOf = numVal(obj, "multipleOf")
-	s.Maximum = numVal(obj, "maximum")
-	if boolean(obj, "exclusiveMaximum") {
-		s.ExclusiveMaximum, s.Maximum = s.Maximum, nil
-	} else {
-		s.ExclusiveMaximum = numVal(obj, "exclusiveMaximum")
-	}
-	s.Minimum = numVal(obj, "minimum")
-	if boolean(obj, "exclusiveMinimum") {
-		s.ExclusiveMinimum, s.Minimum = s.Minimum, nil
-	} else {
-		s.ExclusiveMinimum = numVal(obj, "exclusiveMinimum")
-	}
-	s.MinLength = intVal(obj, "minLength")
-	s.MaxLength = intVal(obj, "maxLength")
-	if pat, ok := obj["pattern"].(string); ok {
-		re, err := regexp.Compile(pat)
-		if err != nil {
-			return outside("pattern %q", pat)
-		}
-		s.Pattern = re
-	}
-	s.MinItems = intVal(obj, "minItems")
-	s.MaxItems = intVal(obj, "maxItems")
-	s.UniqueItems = boolean(obj, "uniqueItems")
-	s.MaxProperties = intVal(obj, "maxProperties")
-	s.MinProperties = intVal(obj, "minProperties")
-	if a, ok := obj["required"].([]any); ok {
-		s.Required = toStrings(a)
-	}
-	if f, ok := obj["format"].(string); ok {
-		if s.Format, err = d.format(f); err != nil {
-			return err
-		}
-	}
-	// annotations
-	s.Title, _ = obj["title"].(string)
-	s.Description, _ = obj["description"].(string)
-	if v, ok := obj["default"]; ok {
-		s.Default = &v
-	}
-	// draft 6
-	if s.PropertyNames, err = prop("propertyNames"); err != nil {
-		return err
-	}
-	if v, ok := obj["const"]; ok {
-		s.Const = &v
-	}
-	// draft 7
-	if s.If, err = prop("if"); err != nil {
-		return err
-	}
-	if s.If != nil {
-		b, isBool := obj["if"].(bool)
-		if !isBool || b {
-			if s.Then, err = prop("then"); err != nil {
-				return err
+		case "additionalProperties":
+			switch a := v.(type) {
+			case nil:
+				return outside("additionalProperties null")
+			case bool:
+				s.AdditionalProperties = a
+			default:
+				s.AdditionalProperties, err = sub(k)
 			}
-		}
-		if !isBool || !b {
-			if s.Else, err = prop("else"); err != nil {
-				return err
+		case "type":
+			var types jsonschema.Types
+			switch t := v.(type) {
+			case string:
+				types.Add(t)
+			case []any:
+				for _, e := range t {
+					if str, ok := e.(string); ok {
+						types.Add(str)
+					}
+				}
 			}
-		}
-	}
-	s.Comment, _ = obj["$comment"].(string)
-	s.ReadOnly = boolean(obj, "readOnly")
-	s.WriteOnly = boolean(obj, "writeOnly")
-	if a, ok := obj["examples"].([]any); ok {
-		s.Examples = a
-	}
-	// draft 2019
-	if m, ok := obj["dependentRequired"].(map[string]any); ok {
-		s.DependentRequired = map[string][]string{}
-		for name, v := range m {
+			if !types.IsEmpty() {
+				s.Types = &types
+			}
+		case "enum":
 			if a, ok := v.([]any); ok {
-				s.DependentRequired[name] = toStrings(a)
+				s.Enum = &jsonschema.Enum{Values: a}
+			}
+		case "multipleOf":
+			s.MultipleOf = numVal(v)
+		case "maximum":
+			s.Maximum = numVal(v)
+		case "exclusiveMaximum":
+			if b, ok := v.(bool); ok {
+				exclMax = b
+			} else {
+				s.ExclusiveMaximum = numVal(v)
+			}
+		case "minimum":
+			s.Minimum = numVal(v)
+		case "exclusiveMinimum":
+			if b, ok := v.(bool); ok {
+				exclMin = b
+			} else {
+				s.ExclusiveMinimum = numVal(v)
+			}
+		case "minLength":
+			s.MinLength = intVal(v)
+		case "maxLength":
+			s.MaxLength = intVal(v)
+		case "pattern":
+			if pat, ok := v.(string); ok {
+				re, rerr := regexp.Compile(pat)
+				if rerr != nil {
+					return outside("pattern %q", pat)
+				}
+				s.Pattern = re
+			}
+		case "minItems":
+			s.MinItems = intVal(v)
+		case "maxItems":
+			s.MaxItems = intVal(v)
+		case "uniqueItems":
+			s.UniqueItems = v == true
+		case "maxProperties":
+			s.MaxProperties = intVal(v)
+		case "minProperties":
+			s.MinProperties = intVal(v)
+		case "required":
+			if a, ok := v.([]any); ok {
+				s.Required = toStrings(a)
+			}
+		case "format":
+			if f, ok := v.(string); ok {
+				s.Format, err = d.format(f)
+			}
+		case "title":
+			s.Title, _ = v.(string)
+		case "description":
+			s.Description, _ = v.(string)
+		case "default":
+			s.Default = &v
+		case "propertyNames":
+			s.PropertyNames, err = sub(k)
+		case "const":
+			s.Const = &v
+		case "if":
+			hasIf = true
+		case "$comment":
+			s.Comment, _ = v.(string)
+		case "readOnly":
+			s.ReadOnly = v == true
+		case "writeOnly":
+			s.WriteOnly = v == true
+		case "examples":
+			if a, ok := v.([]any); ok {
+				s.Examples = a
+			}
+		case "dependentRequired":
+			if m, ok := v.(map[string]any); ok {
+				s.DependentRequired = map[string][]string{}
+				for name, e := range m {
+					if a, ok := e.([]any); ok {
+						s.DependentRequired[name] = toStrings(a)
+					}
+				}
+			}
+		case "unevaluatedProperties":
+			s.UnevaluatedProperties, err = sub(k)
+		case "deprecated":
+			s.Deprecated = v == true
+		case "prefixItems":
+			s.PrefixItems, err = arr(k, v)
+		case "items":
+			if _, isArr := v.([]any); isArr {
+				return outside("items array at %s#%s", u, ptr)
+			}
+			s.Items2020, err = sub(k)
+		default:
+			if rejected[k] {
+				return outside("%s at %s#%s", k, u, ptr)
+			}
+			// then and else are read with if; anything else the
+			// library does not read in draft 2020-12 without content
+			// assertion or vocabularies.
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if exclMax {
+		s.ExclusiveMaximum, s.Maximum = s.Maximum, nil
+	}
+	if exclMin {
+		s.ExclusiveMinimum, s.Minimum = s.Minimum, nil
+	}
+	if hasIf {
+		if s.If, err = sub("if"); err != nil {
+			return err
+		}
+		b, isBool := obj["if"].(bool)
+		if _, ok := obj["then"]; ok && (!isBool || b) {
+			if s.Then, err = sub("then"); err != nil {
+				return err
 			}
 		}
-	}
-	if s.UnevaluatedProperties, err = prop("unevaluatedProperties"); err != nil {
-		return err
-	}
-	s.Deprecated = boolean(obj, "deprecated")
-	// draft 2020
-	if s.PrefixItems, err = arr("prefixItems"); err != nil {
-		return err
-	}
-	if items, ok := obj["items"]; ok {
-		if _, isArr := items.([]any); isArr {
-			return outside("items array at %s#%s", u, ptr)
-		}
-		if s.Items2020, err = sub("items"); err != nil {
-			return err
+		if _, ok := obj["else"]; ok && (!isBool || !b) {
+			if s.Else, err = sub("else"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -538,28 +599,34 @@ func (d *direct) object(s *jsonschema.Schema, obj map[string]any, u, ptr string,
 
 // ref resolves a $ref value against the document URL u as the library's
 // url.join and root.resolve do (the base URI is u: no $id is allowed).
-func (d *direct) ref(u, ref string, added map[string]*jsonschema.Schema) (*jsonschema.Schema, error) {
-	base, err := gourl.Parse(u)
-	if err != nil {
-		return nil, outside("url %s", u)
-	}
+func (d *direct) ref(u, ref string, added *[]*jsonschema.Schema) (*jsonschema.Schema, error) {
 	refPart, frag := split(ref)
-	frag, err = gourl.PathUnescape(frag)
+	frag, err := gourl.PathUnescape(frag)
 	if err != nil {
 		return nil, outside("$ref %s", ref)
-	}
-	refURL, err := gourl.Parse(refPart)
-	if err != nil {
-		return nil, outside("$ref %s", ref)
-	}
-	resolved := base.ResolveReference(refURL)
-	if !refURL.IsAbs() && base.Opaque != "" {
-		resolved.Opaque = base.Opaque
 	}
 	if frag != "" && !strings.HasPrefix(frag, "/") {
 		return nil, outside("anchor $ref %s", ref)
 	}
-	return d.node(resolved.String(), frag, added)
+	key := [2]string{u, refPart}
+	target, ok := d.resolved[key]
+	if !ok {
+		base, err := gourl.Parse(u)
+		if err != nil {
+			return nil, outside("url %s", u)
+		}
+		refURL, err := gourl.Parse(refPart)
+		if err != nil {
+			return nil, outside("$ref %s", ref)
+		}
+		resolved := base.ResolveReference(refURL)
+		if !refURL.IsAbs() && base.Opaque != "" {
+			resolved.Opaque = base.Opaque
+		}
+		target = resolved.String()
+		d.resolved[key] = target
+	}
+	return d.node(target, frag, true, added)
 }
 
 // format returns the library's format of that name (nil for a name it does
@@ -586,12 +653,8 @@ func (d *direct) format(name string) (*jsonschema.Format, error) {
 	return s.Format, nil
 }
 
-// numVal, intVal, boolean and toStrings are objCompiler's value helpers.
-func numVal(obj map[string]any, name string) *big.Rat {
-	v, ok := obj[name]
-	if !ok {
-		return nil
-	}
+// numVal, intVal and toStrings are objCompiler's value helpers.
+func numVal(v any) *big.Rat {
 	switch v.(type) {
 	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		if n, ok := new(big.Rat).SetString(fmt.Sprint(v)); ok {
@@ -601,17 +664,12 @@ func numVal(obj map[string]any, name string) *big.Rat {
 	return nil
 }
 
-func intVal(obj map[string]any, name string) *int {
-	if n := numVal(obj, name); n != nil && n.IsInt() {
+func intVal(v any) *int {
+	if n := numVal(v); n != nil && n.IsInt() {
 		i := int(n.Num().Int64())
 		return &i
 	}
 	return nil
-}
-
-func boolean(obj map[string]any, name string) bool {
-	b, ok := obj[name].(bool)
-	return ok && b
 }
 
 func toStrings(arr []any) []string {
@@ -653,27 +711,19 @@ func (l *lazySchema) get() (*jsonschema.Schema, error) {
 	return l.s, l.err
 }
 
-// lazy returns the shared lazySchema of the node s (nil when s is not a
-// node of d).
+// lazy returns the shared lazySchema of the node s of d. Callers hold the
+// Set's lock.
 func (d *direct) lazy(set *Set, s *jsonschema.Schema) *lazySchema {
-	key, ok := d.locs[s]
-	if !ok {
-		return nil
-	}
-	return d.lazyAt(set, key, key)
-}
-
-func (d *direct) lazyAt(set *Set, key, rel string) *lazySchema {
-	if l, ok := d.lazies[key]; ok {
+	if l, ok := d.lazies[s]; ok {
 		return l
 	}
-	u, ptr := split(key)
-	loc := u
-	if ptr != "" {
+	nl := d.locs[s]
+	loc := nl.u
+	if nl.ptr != "" {
 		// The library percent-decodes the fragment (splitFragment).
-		loc += "#" + strings.ReplaceAll(ptr, "%", "%25")
+		loc += "#" + strings.ReplaceAll(nl.ptr, "%", "%25")
 	}
-	l := &lazySchema{set: set, loc: loc, rel: rel}
-	d.lazies[key] = l
+	l := &lazySchema{set: set, loc: loc, rel: loc}
+	d.lazies[s] = l
 	return l
 }

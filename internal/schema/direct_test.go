@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"math/big"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +57,48 @@ func directSuites(t testing.TB) []directSuite {
 	return out
 }
 
+// positions marks ptr and every subschema position under v as the
+// library's collectResources does for draft 2020-12 (roots.go, draft.go:
+// Draft2020.subschemas): the reference isPosition is tested against, and
+// the enumeration of the locations the tests compile.
+func positions(v any, ptr string, out map[string]bool) {
+	out[ptr] = true
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range []string{"not", "additionalProperties", "items", "additionalItems", "propertyNames", "contains",
+		"if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "contentSchema"} {
+		if sub, has := obj[k]; has {
+			positions(sub, ptr+"/"+escape(k), out)
+		}
+	}
+	for _, k := range []string{"definitions", "properties", "patternProperties", "dependencies", "$defs", "dependentSchemas"} {
+		if m, ok := obj[k].(map[string]any); ok {
+			for name, sub := range m {
+				positions(sub, ptr+"/"+escape(k)+"/"+escape(name), out)
+			}
+		}
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "items", "prefixItems"} {
+		if arr, ok := obj[k].([]any); ok {
+			for i, sub := range arr {
+				positions(sub, ptr+"/"+escape(k)+"/"+strconv.Itoa(i), out)
+			}
+		}
+	}
+}
+
+// location is the library's urlPtr.String: the pointer's tokens
+// path-escaped, slashes kept.
+func location(u, ptr string) string {
+	toks := strings.Split(ptr, "/")
+	for i, t := range toks {
+		toks[i] = url.PathEscape(t)
+	}
+	return u + "#" + strings.Join(toks, "/")
+}
+
 // schemaLocations returns loc for every subschema position of the file (its
 // root, every $defs entry, every member schema, ...) whose value is a schema
 // (an object or a boolean), as Set.Compile takes them.
@@ -69,9 +113,7 @@ func schemaLocations(t testing.TB, fsys fs.FS, file string) []string {
 		t.Fatal(err)
 	}
 	pos := map[string]bool{}
-	if err := positions(doc, "", pos); err != nil {
-		return []string{file} // outside: the root alone shows the fallback
-	}
+	positions(doc, "", pos)
 	var out []string
 	for p := range pos {
 		v, _ := lookup(doc, p)
@@ -95,10 +137,13 @@ func schemaLocations(t testing.TB, fsys fs.FS, file string) []string {
 type graphCompare struct {
 	fwd, rev map[*jsonschema.Schema]*jsonschema.Schema
 	nodes    int
+	// d built the graphs compared: a node's Location, which direct
+	// leaves empty, is compared from where d built it.
+	d *direct
 }
 
-func newGraphCompare() *graphCompare {
-	return &graphCompare{fwd: map[*jsonschema.Schema]*jsonschema.Schema{}, rev: map[*jsonschema.Schema]*jsonschema.Schema{}}
+func newGraphCompare(d *direct) *graphCompare {
+	return &graphCompare{fwd: map[*jsonschema.Schema]*jsonschema.Schema{}, rev: map[*jsonschema.Schema]*jsonschema.Schema{}, d: d}
 }
 
 var (
@@ -126,10 +171,17 @@ func (g *graphCompare) schema(a, b *jsonschema.Schema, at string) error {
 	}
 	g.fwd[a], g.rev[b] = b, a
 	g.nodes++
+	l, ok := g.d.locs[a]
+	if !ok {
+		return fmt.Errorf("%s: a node direct did not build", at)
+	}
+	if a.Location != "" || location(l.u, l.ptr) != b.Location {
+		return fmt.Errorf("%s: built from %s, library's %s", at, location(l.u, l.ptr), b.Location)
+	}
 	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
 	for i := range va.NumField() {
 		f := va.Type().Field(i)
-		if !f.IsExported() {
+		if !f.IsExported() || f.Name == "Location" {
 			continue
 		}
 		if err := g.value(va.Field(i), vb.Field(i), b.Location+" "+f.Name); err != nil {
@@ -235,7 +287,7 @@ func (g *graphCompare) value(a, b reflect.Value, at string) error {
 // compilation, as every Set made before direct existed.
 func libraryOnly(fsys fs.FS) *Set {
 	s := NewCheckedSet(fsys)
-	s.direct, s.fast.lazy = nil, nil
+	s.direct, s.fast.set = nil, nil
 	return s
 }
 
@@ -252,7 +304,7 @@ func TestDirectMatchesLibrary(t *testing.T) {
 			t.Parallel()
 			lib := libraryOnly(ds.fsys)
 			d := newDirect(loader{fsys: ds.fsys, base: checkedBaseURL})
-			g := newGraphCompare()
+			g := newGraphCompare(d)
 			built, refused := 0, 0
 			for _, file := range ds.files {
 				for _, loc := range schemaLocations(t, ds.fsys, file) {
@@ -373,9 +425,9 @@ func normalizeViolations(vs []Violation) []Violation {
 // $defs entry (the runner's reply-body locations among them).
 func TestDirectAgreesOnSuiteFrames(t *testing.T) {
 	t.Parallel()
-	maxPaths, sample := 2, 16
+	maxPaths, sample := 2, 32
 	if testing.Short() {
-		maxPaths, sample = 1, 32
+		maxPaths, sample = 1, 128
 	}
 	for _, ds := range directSuites(t) {
 		t.Run(ds.name, func(t *testing.T) {
@@ -641,7 +693,7 @@ func TestDirectMatchesLibraryOnEdgeForms(t *testing.T) {
 	}
 	lib := libraryOnly(fsys)
 	d := newDirect(loader{fsys: fsys, base: checkedBaseURL})
-	g := newGraphCompare()
+	g := newGraphCompare(d)
 	for _, file := range []string{"a.json", "b.json", "sub/c.json"} {
 		for _, loc := range schemaLocations(t, fsys, file) {
 			want, err := lib.compiler.Compile(checkedBaseURL + loc)
@@ -660,4 +712,49 @@ func TestDirectMatchesLibraryOnEdgeForms(t *testing.T) {
 	if g.nodes < 60 {
 		t.Errorf("only %d schemas compared", g.nodes)
 	}
+}
+
+// isPosition agrees with the library's collection of subschema positions
+// (positions) on every pointer of every suite schema file, and on each
+// with one more token.
+func TestIsPosition(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, ds := range directSuites(t) {
+		for _, file := range ds.files {
+			data, err := fs.ReadFile(ds.fsys, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := canon.Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos := map[string]bool{}
+			positions(doc, "", pos)
+			var all []string
+			var walk func(v any, p string)
+			walk = func(v any, p string) {
+				all = append(all, p, p+"/x", p+"/01", p+"/0")
+				switch x := v.(type) {
+				case map[string]any:
+					for k, e := range x {
+						walk(e, p+"/"+escape(k))
+					}
+				case []any:
+					for i, e := range x {
+						walk(e, p+"/"+strconv.Itoa(i))
+					}
+				}
+			}
+			walk(doc, "")
+			for _, p := range all {
+				if got := isPosition(doc, p); got != pos[p] {
+					t.Fatalf("%s#%s: isPosition = %v, library %v", file, p, got, pos[p])
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d pointers", n)
 }

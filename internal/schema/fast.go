@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -62,8 +63,11 @@ import (
 type fastNode struct {
 	// s is the schema the node was built from: the library's compiled
 	// schema, or a graph node of direct's, which lazy then compiles.
-	s    *jsonschema.Schema
-	lazy *lazySchema
+	s *jsonschema.Schema
+	// set is the Set whose direct built s (nil: s is the library's);
+	// lazy caches set's lazySchema of s once it was needed.
+	set  *Set
+	lazy atomic.Pointer[lazySchema]
 	// lib: validate with the library (see above).
 	lib bool
 	// boolean: 1 for the schema true, -1 for false, 0 otherwise.
@@ -342,9 +346,9 @@ type fastBuilder struct {
 	// sound holds schemas whose whole reachable graph was found sound: a
 	// later root's check stops there.
 	sound map[*jsonschema.Schema]bool
-	// lazy, when set, returns the library's deferred compilation of a
-	// schema direct built (nil for the library's own schemas).
-	lazy func(*jsonschema.Schema) *lazySchema
+	// set, when not nil, is the Set whose direct may have built the
+	// schemas (see fastNode.set).
+	set *Set
 }
 
 // build returns the fast evaluator for root, or nil when none is sound
@@ -369,8 +373,10 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		return n
 	}
 	n := &fastNode{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
-	if b.lazy != nil {
-		n.lazy = b.lazy(s)
+	if b.set != nil {
+		if _, built := b.set.direct.locs[s]; built {
+			n.set = b.set
+		}
 	}
 	b.nodes[s] = n
 	k := keywords(s)
@@ -893,10 +899,17 @@ func subschemas(v reflect.Value, out []*jsonschema.Schema) []*jsonschema.Schema 
 // libValid is the library's verdict on v against n's schema.
 func (n *fastNode) libValid(v any) bool {
 	s := n.s
-	if n.lazy != nil {
+	if n.set != nil {
+		l := n.lazy.Load()
+		if l == nil {
+			l = n.set.lazyOf(n.s)
+			n.lazy.Store(l)
+		}
 		var err error
-		if s, err = n.lazy.get(); err != nil {
-			return false // Validate reports the same error
+		if s, err = l.get(); err != nil {
+			// Set.lazyFailed is set: Validate trusts no fast verdict
+			// and reports the error.
+			return false
 		}
 	}
 	return s.Validate(v) == nil

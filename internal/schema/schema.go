@@ -83,7 +83,7 @@ func newSet(fsys fs.FS, base string) *Set {
 	set := &Set{compiler: c, cache: map[string]*Schema{}, base: base}
 	if base == checkedBaseURL {
 		set.direct = newDirect(loader{fsys: fsys, base: base})
-		set.fast.lazy = func(s *jsonschema.Schema) *lazySchema { return set.direct.lazy(set, s) }
+		set.fast.set = set
 	}
 	return set
 }
@@ -120,6 +120,13 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 	sch := &Schema{Loc: loc, graph: compiled, lib: lib, fast: s.fast.build(compiled), failed: &s.lazyFailed, printer: printer, at: &locations{}}
 	s.cache[loc] = sch
 	return sch, nil
+}
+
+// lazyOf returns the deferred compilation of the node s of s.direct.
+func (s *Set) lazyOf(node *jsonschema.Schema) *lazySchema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.direct.lazy(s, node)
 }
 
 // libCompile compiles the absolute location u (loc, suite-relative, names
