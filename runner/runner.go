@@ -648,7 +648,7 @@ func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, byMethod
 	if body == "" {
 		return root, nil, nil
 	}
-	methods, err := memberNames(s.FS, ver.Schema, body)
+	methods, err := memberNamesIn(s, ver.Schema, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -663,6 +663,16 @@ func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, byMethod
 	return root, byMethod, nil
 }
 
+// memberNamesIn is memberNames over s.FS, reading the document the suite's
+// schema set has already parsed when it has (the same bytes, parsed the
+// same way: schema.Set.Parsed).
+func memberNamesIn(s *Suite, file, ptr string) ([]string, error) {
+	if doc, ok := s.Schemas.Parsed(file); ok {
+		return memberNamesOf(doc, file, ptr)
+	}
+	return memberNames(s.FS, file, ptr)
+}
+
 // memberNames returns the member names of the object at fragment ptr
 // ("#/a/b") in the JSON file at file.
 func memberNames(fsys fs.FS, file, ptr string) ([]string, error) {
@@ -674,6 +684,11 @@ func memberNames(fsys fs.FS, file, ptr string) ([]string, error) {
 	if err != nil {
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "parse %s", file)
 	}
+	return memberNamesOf(doc, file, ptr)
+}
+
+// memberNamesOf is memberNames on doc, the parsed file; doc is not changed.
+func memberNamesOf(doc any, file, ptr string) ([]string, error) {
 	cur := doc
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "#/"), "/") {
 		tok = canon.UnescapePointer(tok)

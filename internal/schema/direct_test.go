@@ -758,3 +758,35 @@ func TestIsPosition(t *testing.T) {
 	}
 	t.Logf("%d pointers", n)
 }
+
+// Parsed serves the document direct read, the same value canon.Parse makes
+// of the file, and nothing before a Compile read it or for a library Set.
+func TestParsed(t *testing.T) {
+	t.Parallel()
+	fsys := conform.Suite()
+	set := NewCheckedSet(fsys)
+	if _, ok := set.Parsed("schemas/control.v1.json"); ok {
+		t.Fatal("parsed before any Compile")
+	}
+	if _, err := set.Compile("schemas/control.v1.json"); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := set.Parsed("schemas/control.v1.json")
+	if !ok {
+		t.Fatal("not parsed after Compile")
+	}
+	data, err := fs.ReadFile(fsys, "schemas/control.v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := parse(t, string(data)); !reflect.DeepEqual(got, want) {
+		t.Fatal("Parsed differs from canon.Parse of the file")
+	}
+	lib := NewSet(fsys)
+	if _, err := lib.Compile("schemas/control.v1.json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lib.Parsed("schemas/control.v1.json"); ok {
+		t.Fatal("a library Set served a document")
+	}
+}

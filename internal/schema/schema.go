@@ -122,6 +122,24 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 	return sch, nil
 }
 
+// Parsed returns the document at the suite-relative path file as the
+// Set's loader parsed it (canon.Parse of the file's bytes) for a schema
+// compiled through the direct path of a [NewCheckedSet]; ok is false when
+// it has not (call canon.Parse yourself). The value is shared: callers
+// must not change it.
+func (s *Set) Parsed(file string) (doc any, ok bool) {
+	if s.direct == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dd, found := s.direct.docs[s.base+file]
+	if !found || dd.doc == nil {
+		return nil, false
+	}
+	return dd.doc, true
+}
+
 // lazyOf returns the deferred compilation of the node s of s.direct.
 func (s *Set) lazyOf(node *jsonschema.Schema) *lazySchema {
 	s.mu.Lock()
