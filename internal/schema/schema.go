@@ -73,6 +73,16 @@ func NewSet(fsys fs.FS) *Set { return newSet(fsys, BaseURL) }
 // exactly as NewSet's do. An invalid file is not reported as such
 // (SCHEMA_INVALID) but fails or misbehaves later; use NewSet for any
 // suite a user supplies.
+//
+// A checked Set also builds a schema's fast evaluator straight from its
+// documents when they are inside the subset direct.go describes (draft
+// 2020-12, no $id, anchors or dynamic references, only keywords the fast
+// evaluator implements) and compiles it with the library only when first
+// needed: an invalid value (whose violations are the library's), a
+// keyword only the library implements. direct refuses what would make the
+// library's compilation fail (a pattern that does not compile, a $ref to
+// nothing), so such a file still fails Compile, with the library's error;
+// outside the subset a location compiles at Compile as with NewSet.
 func NewCheckedSet(fsys fs.FS) *Set { return newSet(fsys, checkedBaseURL) }
 
 func newSet(fsys fs.FS, base string) *Set {
