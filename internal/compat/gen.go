@@ -149,20 +149,32 @@ func (g *generator) hints(hs []sref) hintBag {
 
 // values returns candidate instances for s, trying hint boundaries too.
 func (g *generator) values(s sref, hs []sref, depth int) []any {
+	return g.keyedValues(s, hs, depth).vals
+}
+
+// keyed is a list of candidates with the jsonText of each (keys[i] is
+// that of vals[i]), as a candSet lists them.
+type keyed struct {
+	vals []any
+	keys []string
+}
+
+// keyedValues is values with each candidate's jsonText.
+func (g *generator) keyedValues(s sref, hs []sref, depth int) keyed {
 	if g.e.stop() {
-		return nil
+		return keyed{}
 	}
 	k := genKey(s, hs, depth)
 	if v, ok := g.e.genMemo[k]; ok {
 		return v
 	}
-	g.e.genMemo[k] = nil // a recursive schema met again generates nothing more
+	g.e.genMemo[k] = keyed{} // a recursive schema met again generates nothing more
 	v := g.valuesUncached(s, hs, depth)
 	g.e.genMemo[k] = v
 	return v
 }
 
-func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
+func (g *generator) valuesUncached(s sref, hs []sref, depth int) keyed {
 	s = s.deref()
 	hb := g.hints(append([]sref{s}, hs...))
 	out := newCandSet()
@@ -171,7 +183,7 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 	}
 	m, isFalse := s.m()
 	if isFalse {
-		return out.list()
+		return out.keyedList()
 	}
 	_ = m
 	alts, ok := g.e.expandN(conj{atoms: []sref{s}}, 12)
@@ -184,12 +196,14 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 			break
 		}
 	}
-	return out.list()
+	return out.keyedList()
 }
 
 type candSet struct {
 	seen map[string]bool
 	vals []any
+	// keys[i] is the jsonText of vals[i]
+	keys []string
 }
 
 func newCandSet() *candSet { return &candSet{seen: map[string]bool{}} }
@@ -214,6 +228,7 @@ func (vs *candSet) addKeyed(v any, k string) {
 	}
 	vs.seen[k] = true
 	vs.vals = append(vs.vals, v)
+	vs.keys = append(vs.keys, k)
 }
 
 // full reports whether vs holds as many values as list returns, so that
@@ -225,6 +240,12 @@ func (vs *candSet) list() []any {
 		return vs.vals[:maxCandidates*2]
 	}
 	return vs.vals
+}
+
+// keyedList is list with each value's jsonText.
+func (vs *candSet) keyedList() keyed {
+	n := min(len(vs.vals), maxCandidates*2)
+	return keyed{vals: vs.vals[:n], keys: vs.keys[:n]}
 }
 
 // forConj adds candidates for one flat alternative.
@@ -475,29 +496,44 @@ func regexSamples(p string) []string {
 // and arrays are built from the first candidates of their members), the
 // others keep their order. It validates only until it found them:
 // validating every candidate of every member cost most of a comparison.
-func (g *generator) ordered(c conj, cands []any) []any {
+// The keys (jsonText) of cands move with their values.
+func (g *generator) ordered(c conj, cands keyed) keyed {
 	const want = 2
-	var good, bad []any
-	for i, v := range cands {
+	var good, bad []int
+	for i, v := range cands.vals {
 		if len(good) >= want {
-			bad = append(bad, cands[i:]...)
+			for j := i; j < len(cands.vals); j++ {
+				bad = append(bad, j)
+			}
 			break
 		}
 		if g.e.acceptsAll(c, v) {
-			good = append(good, v)
+			good = append(good, i)
 		} else {
-			bad = append(bad, v)
+			bad = append(bad, i)
 		}
 	}
-	return append(good, bad...)
+	out := keyed{vals: make([]any, 0, len(cands.vals)), keys: make([]string, 0, len(cands.vals))}
+	for _, i := range append(good, bad...) {
+		out.vals = append(out.vals, cands.vals[i])
+		out.keys = append(out.keys, cands.keys[i])
+	}
+	return out
 }
 
-// childValues returns candidates for a member or item schema conjunction.
-func (g *generator) childValues(c conj, hc conj, depth int) []any {
+// childValues returns candidates for a member or item schema conjunction,
+// with their jsonText. One atom's candidates are its values as they are
+// (a candSet lists them: distinct, at most its limit); several are
+// merged into a candSet of their own, keyed by the texts they come with.
+func (g *generator) childValues(c conj, hc conj, depth int) keyed {
+	if len(c.atoms) == 1 {
+		return g.ordered(c, g.keyedValues(c.atoms[0], hc.atoms, depth+1))
+	}
 	vs := newCandSet()
 	for _, s := range c.atoms {
-		for _, v := range g.values(s, hc.atoms, depth+1) {
-			vs.add(v)
+		kv := g.keyedValues(s, hc.atoms, depth+1)
+		for i, v := range kv.vals {
+			vs.addKeyed(v, kv.keys[i])
 		}
 	}
 	if len(c.atoms) == 0 {
@@ -505,12 +541,13 @@ func (g *generator) childValues(c conj, hc conj, depth int) []any {
 			vs.add(v)
 		}
 		for _, s := range hc.atoms {
-			for _, v := range g.values(s, nil, depth+1) {
-				vs.add(v)
+			kv := g.keyedValues(s, nil, depth+1)
+			for i, v := range kv.vals {
+				vs.addKeyed(v, kv.keys[i])
 			}
 		}
 	}
-	return g.ordered(c, vs.list())
+	return g.ordered(c, vs.keyedList())
 }
 
 // objects adds object candidates to out, in a fixed order, until out is
@@ -557,8 +594,10 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 	}
 	names = g.prioritize(a, hc, f, names, maxNames>>depth)
 	cands := map[string][]any{}
+	candKeys := map[string][]string{}
 	for _, n := range sortedKeys(names) {
-		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
+		kv := g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
+		cands[n], candKeys[n] = kv.vals, kv.keys
 	}
 	base := map[string]any{}
 	for _, r := range sortedKeys(f.required) {
@@ -573,18 +612,7 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 		}
 		return out
 	}
-	texts := memberTexts{}
-	textOf := func(n string, i int) string {
-		if texts[n] == nil {
-			texts[n] = map[int]string{}
-		}
-		t, ok := texts[n][i]
-		if !ok {
-			t = jsonText(cands[n][i])
-			texts[n][i] = t
-		}
-		return t
-	}
+	textOf := func(n string, i int) string { return candKeys[n][i] }
 	// emit adds o, whose member texts are mt; false once out is full
 	emit := func(o map[string]any, mt map[string]string) bool {
 		out.addKeyed(o, memberKey(mt))
@@ -673,9 +701,6 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 		emit(o, ot)
 	}
 }
-
-// memberTexts caches the jsonText of member candidates by name and index.
-type memberTexts map[string]map[int]string
 
 // memberKey composes the RFC 8785 text of an object from its members'
 // texts (name → jsonText of the value), as canon writes it: members in
@@ -773,7 +798,7 @@ func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []
 	}
 	itemCands := make([][]any, k+1)
 	for i := 0; i <= k; i++ {
-		itemCands[i] = g.childValues(g.e.item(a, i), g.e.item(hc, i), depth)
+		itemCands[i] = g.childValues(g.e.item(a, i), g.e.item(hc, i), depth).vals
 		if len(itemCands[i]) > 8 {
 			itemCands[i] = itemCands[i][:8]
 		}

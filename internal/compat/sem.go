@@ -106,7 +106,7 @@ type engine struct {
 	depth     int
 	err       error
 	regexps   map[string]*regexp.Regexp
-	genMemo   map[string][]any // generator results (gen.go)
+	genMemo   map[string]keyed // generator results (gen.go)
 	flatMemo  map[string][]flatPart
 	// memLimit bounds the heap (bytes; negative: none); polls counts stop
 	// calls, sample is the runtime/metrics buffer
@@ -125,7 +125,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
+		genMemo: map[string]keyed{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap
