@@ -61,8 +61,37 @@ type hintBag struct {
 }
 
 func (g *generator) hints(hs []sref) hintBag {
+	if len(hs) == 1 {
+		return g.hintsOf(hs[0])
+	}
 	var b hintBag
 	for _, h := range hs {
+		hb := g.hintsOf(h)
+		b.nums = append(b.nums, hb.nums...)
+		b.lens = append(b.lens, hb.lens...)
+		b.names = append(b.names, hb.names...)
+		b.values = append(b.values, hb.values...)
+		b.formats = append(b.formats, hb.formats...)
+		b.pats = append(b.pats, hb.pats...)
+	}
+	return b
+}
+
+// hintsOf is the hintBag of one hint schema, computed once per
+// comparison (engine.hintMemo; callers do not change it).
+func (g *generator) hintsOf(h sref) hintBag {
+	k := h.key()
+	if b, ok := g.e.hintMemo[k]; ok {
+		return b
+	}
+	b := g.hintsUncached(h)
+	g.e.hintMemo[k] = b
+	return b
+}
+
+func (g *generator) hintsUncached(h sref) hintBag {
+	var b hintBag
+	{
 		atoms, neg, disj, _ := g.e.flatten(conj{atoms: []sref{h}})
 		for _, n := range neg {
 			more, _, _, _ := g.e.flatten(conj{atoms: []sref{n}})
@@ -613,9 +642,11 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 		return out
 	}
 	textOf := func(n string, i int) string { return candKeys[n][i] }
+	// the names in name order, each as a JSON string, for memberKey
+	order := newMemberOrder(sortedKeys(names))
 	// emit adds o, whose member texts are mt; false once out is full
 	emit := func(o map[string]any, mt map[string]string) bool {
-		out.addKeyed(o, memberKey(mt))
+		out.addKeyed(o, order.key(mt))
 		return !out.full()
 	}
 	cloneT := func(m map[string]string) map[string]string {
@@ -730,6 +761,66 @@ func memberKey(mt map[string]string) string {
 		b.WriteString(jsonText(k))
 		b.WriteByte(':')
 		b.WriteString(mt[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// memberOrder is a set of member names in Go's byte order, each with its
+// JSON text, so that memberKey's result for objects of those names is
+// composed without sorting or quoting names again.
+type memberOrder struct {
+	names  []string
+	quoted []string
+	// high: a name holds a byte from 0xEE (memberKey falls back)
+	high bool
+}
+
+func newMemberOrder(sorted []string) memberOrder {
+	o := memberOrder{names: sorted, quoted: make([]string, len(sorted))}
+	for i, n := range sorted {
+		o.quoted[i] = jsonText(n)
+		for j := 0; j < len(n); j++ {
+			if n[j] >= 0xEE {
+				o.high = true
+			}
+		}
+	}
+	return o
+}
+
+// key is memberKey(mt): the same text when every name of mt is one of
+// o's (and none holds a byte from 0xEE), else memberKey's own answer.
+func (o memberOrder) key(mt map[string]string) string {
+	if o.high {
+		return memberKey(mt)
+	}
+	n, size := 0, 2
+	for i, k := range o.names {
+		if t, ok := mt[k]; ok {
+			n++
+			size += len(o.quoted[i]) + len(t) + 2
+		}
+	}
+	if n != len(mt) {
+		return memberKey(mt)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('{')
+	first := true
+	for i, k := range o.names {
+		t, ok := mt[k]
+		if !ok {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(o.quoted[i])
+		b.WriteByte(':')
+		b.WriteString(t)
 	}
 	b.WriteByte('}')
 	return b.String()
