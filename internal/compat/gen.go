@@ -66,13 +66,7 @@ func (g *generator) hints(hs []sref) hintBag {
 	}
 	var b hintBag
 	for _, h := range hs {
-		hb := g.hintsOf(h)
-		b.nums = append(b.nums, hb.nums...)
-		b.lens = append(b.lens, hb.lens...)
-		b.names = append(b.names, hb.names...)
-		b.values = append(b.values, hb.values...)
-		b.formats = append(b.formats, hb.formats...)
-		b.pats = append(b.pats, hb.pats...)
+		b.add(g.hintsOf(h))
 	}
 	return b
 }
@@ -106,73 +100,96 @@ func (g *generator) hintsUncached(h sref) hintBag {
 			}
 		}
 		for _, s := range atoms {
-			m, _ := s.m()
-			for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
-				if r, ok := rat(m[kw]); ok {
-					b.nums = append(b.nums, r)
+			b.add(g.atomHints(s))
+		}
+	}
+	return b
+}
+
+// add appends the hints of o to b.
+func (b *hintBag) add(o hintBag) {
+	b.nums = append(b.nums, o.nums...)
+	b.lens = append(b.lens, o.lens...)
+	b.names = append(b.names, o.names...)
+	b.values = append(b.values, o.values...)
+	b.formats = append(b.formats, o.formats...)
+	b.pats = append(b.pats, o.pats...)
+}
+
+// atomHints is the hintBag of one flat atom's own keywords, computed
+// once per comparison (engine.atomHintMemo).
+func (g *generator) atomHints(s sref) hintBag {
+	k := s.key()
+	if b, ok := g.e.atomHintMemo[k]; ok {
+		return b
+	}
+	var b hintBag
+	m, _ := s.m()
+	for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if r, ok := rat(m[kw]); ok {
+			b.nums = append(b.nums, r)
+		}
+	}
+	for _, kw := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
+		if n, ok := intOf(m[kw]); ok {
+			b.lens = append(b.lens, n)
+		}
+	}
+	if vs, ok := valueList(m); ok {
+		b.values = append(b.values, vs...)
+	}
+	for _, kw := range []string{"examples"} {
+		if arr, ok := m[kw].([]any); ok {
+			b.values = append(b.values, arr...)
+		}
+	}
+	if v, ok := m["default"]; ok {
+		b.values = append(b.values, v)
+	}
+	if p, ok := m["properties"].(map[string]any); ok {
+		b.names = append(b.names, sortedKeys(p)...)
+	}
+	b.names = append(b.names, sortedKeys(stringSet(m["required"]))...)
+	if pp, ok := m["patternProperties"].(map[string]any); ok {
+		for _, p := range sortedKeys(pp) {
+			b.pats = append(b.pats, p)
+			b.names = append(b.names, regexSamples(p)...)
+		}
+	}
+	if p, ok := m["pattern"].(string); ok {
+		b.pats = append(b.pats, p)
+	}
+	if f, ok := m["format"].(string); ok {
+		b.formats = append(b.formats, f)
+	}
+	for _, kw := range []string{"contains", "propertyNames"} {
+		if sub, ok := m[kw]; ok {
+			more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+			for _, x := range more {
+				xm, _ := x.m()
+				for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+					if r, ok := rat(xm[k]); ok {
+						b.nums = append(b.nums, r)
+					}
 				}
-			}
-			for _, kw := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
-				if n, ok := intOf(m[kw]); ok {
-					b.lens = append(b.lens, n)
-				}
-			}
-			if vs, ok := valueList(m); ok {
-				b.values = append(b.values, vs...)
-			}
-			for _, kw := range []string{"examples"} {
-				if arr, ok := m[kw].([]any); ok {
-					b.values = append(b.values, arr...)
-				}
-			}
-			if v, ok := m["default"]; ok {
-				b.values = append(b.values, v)
-			}
-			if p, ok := m["properties"].(map[string]any); ok {
-				b.names = append(b.names, sortedKeys(p)...)
-			}
-			b.names = append(b.names, sortedKeys(stringSet(m["required"]))...)
-			if pp, ok := m["patternProperties"].(map[string]any); ok {
-				for _, p := range sortedKeys(pp) {
-					b.pats = append(b.pats, p)
-					b.names = append(b.names, regexSamples(p)...)
-				}
-			}
-			if p, ok := m["pattern"].(string); ok {
-				b.pats = append(b.pats, p)
-			}
-			if f, ok := m["format"].(string); ok {
-				b.formats = append(b.formats, f)
-			}
-			for _, kw := range []string{"contains", "propertyNames"} {
-				if sub, ok := m[kw]; ok {
-					more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
-					for _, x := range more {
-						xm, _ := x.m()
-						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
-							if r, ok := rat(xm[k]); ok {
-								b.nums = append(b.nums, r)
-							}
-						}
-						for _, k := range []string{"minLength", "maxLength"} {
-							if n, ok := intOf(xm[k]); ok {
-								b.lens = append(b.lens, n)
-							}
-						}
+				for _, k := range []string{"minLength", "maxLength"} {
+					if n, ok := intOf(xm[k]); ok {
+						b.lens = append(b.lens, n)
 					}
 				}
 			}
-			if dr, ok := m["dependentRequired"].(map[string]any); ok {
-				for _, k := range sortedKeys(dr) {
-					b.names = append(b.names, k)
-					b.names = append(b.names, sortedKeys(stringSet(dr[k]))...)
-				}
-			}
-			if ds, ok := m["dependentSchemas"].(map[string]any); ok {
-				b.names = append(b.names, sortedKeys(ds)...)
-			}
 		}
 	}
+	if dr, ok := m["dependentRequired"].(map[string]any); ok {
+		for _, k := range sortedKeys(dr) {
+			b.names = append(b.names, k)
+			b.names = append(b.names, sortedKeys(stringSet(dr[k]))...)
+		}
+	}
+	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
+		b.names = append(b.names, sortedKeys(ds)...)
+	}
+	g.e.atomHintMemo[k] = b
 	return b
 }
 
