@@ -37,7 +37,9 @@ import (
 //     it is reached from unless dynamic scope or a cycle is involved, which
 //     the next two rules exclude.
 //   - No fast path is built when a $dynamicRef or $recursiveRef is reachable
-//     from the root (its target depends on the path taken to it).
+//     from the root (its target depends on the path taken to it), except
+//     by buildRooted (a meta-schema whose every validation starts at its
+//     root, where each $dynamicRef has one target).
 //   - No fast path is built when the schema graph has an in-place cycle (a
 //     schema that reaches itself through $ref, allOf, anyOf, oneOf, not, if,
 //     then or else without descending into the instance): the library
