@@ -2,6 +2,7 @@ package compat
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -422,7 +423,16 @@ func (tr *translator) resolve(ref, base string, resources, anchors map[string]st
 
 // walkSubschemas calls f on every direct subschema of the schema object m.
 func walkSubschemas(m map[string]any, loc string, f func(v any, loc string) error) error {
-	for _, k := range sortedKeys(m) {
+	// the keywords that hold subschemas, in name order (sorting only
+	// those: an object with hundreds of members holds a few)
+	keys := make([]string, 0, 4)
+	for k := range m {
+		if schemaMapKeywords[k] || schemaArrayKeywords[k] || schemaKeywords[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		e := m[k]
 		switch {
 		case schemaMapKeywords[k] || k == "dependentRequired":

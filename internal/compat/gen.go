@@ -61,8 +61,31 @@ type hintBag struct {
 }
 
 func (g *generator) hints(hs []sref) hintBag {
+	if len(hs) == 1 {
+		return g.hintsOf(hs[0])
+	}
 	var b hintBag
 	for _, h := range hs {
+		b.add(g.hintsOf(h))
+	}
+	return b
+}
+
+// hintsOf is the hintBag of one hint schema, computed once per
+// comparison (engine.hintMemo; callers do not change it).
+func (g *generator) hintsOf(h sref) hintBag {
+	k := h.key()
+	if b, ok := g.e.hintMemo[k]; ok {
+		return b
+	}
+	b := g.hintsUncached(h)
+	g.e.hintMemo[k] = b
+	return b
+}
+
+func (g *generator) hintsUncached(h sref) hintBag {
+	var b hintBag
+	{
 		atoms, neg, disj, _ := g.e.flatten(conj{atoms: []sref{h}})
 		for _, n := range neg {
 			more, _, _, _ := g.e.flatten(conj{atoms: []sref{n}})
@@ -77,92 +100,127 @@ func (g *generator) hints(hs []sref) hintBag {
 			}
 		}
 		for _, s := range atoms {
-			m, _ := s.m()
-			for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
-				if r, ok := rat(m[kw]); ok {
-					b.nums = append(b.nums, r)
-				}
-			}
-			for _, kw := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
-				if n, ok := intOf(m[kw]); ok {
-					b.lens = append(b.lens, n)
-				}
-			}
-			if vs, ok := valueList(m); ok {
-				b.values = append(b.values, vs...)
-			}
-			for _, kw := range []string{"examples"} {
-				if arr, ok := m[kw].([]any); ok {
-					b.values = append(b.values, arr...)
-				}
-			}
-			if v, ok := m["default"]; ok {
-				b.values = append(b.values, v)
-			}
-			if p, ok := m["properties"].(map[string]any); ok {
-				b.names = append(b.names, sortedKeys(p)...)
-			}
-			b.names = append(b.names, sortedKeys(stringSet(m["required"]))...)
-			if pp, ok := m["patternProperties"].(map[string]any); ok {
-				for _, p := range sortedKeys(pp) {
-					b.pats = append(b.pats, p)
-					b.names = append(b.names, regexSamples(p)...)
-				}
-			}
-			if p, ok := m["pattern"].(string); ok {
-				b.pats = append(b.pats, p)
-			}
-			if f, ok := m["format"].(string); ok {
-				b.formats = append(b.formats, f)
-			}
-			for _, kw := range []string{"contains", "propertyNames"} {
-				if sub, ok := m[kw]; ok {
-					more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
-					for _, x := range more {
-						xm, _ := x.m()
-						for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
-							if r, ok := rat(xm[k]); ok {
-								b.nums = append(b.nums, r)
-							}
-						}
-						for _, k := range []string{"minLength", "maxLength"} {
-							if n, ok := intOf(xm[k]); ok {
-								b.lens = append(b.lens, n)
-							}
-						}
-					}
-				}
-			}
-			if dr, ok := m["dependentRequired"].(map[string]any); ok {
-				for _, k := range sortedKeys(dr) {
-					b.names = append(b.names, k)
-					b.names = append(b.names, sortedKeys(stringSet(dr[k]))...)
-				}
-			}
-			if ds, ok := m["dependentSchemas"].(map[string]any); ok {
-				b.names = append(b.names, sortedKeys(ds)...)
-			}
+			b.add(g.atomHints(s))
 		}
 	}
 	return b
 }
 
+// add appends the hints of o to b.
+func (b *hintBag) add(o hintBag) {
+	b.nums = append(b.nums, o.nums...)
+	b.lens = append(b.lens, o.lens...)
+	b.names = append(b.names, o.names...)
+	b.values = append(b.values, o.values...)
+	b.formats = append(b.formats, o.formats...)
+	b.pats = append(b.pats, o.pats...)
+}
+
+// atomHints is the hintBag of one flat atom's own keywords, computed
+// once per comparison (engine.atomHintMemo).
+func (g *generator) atomHints(s sref) hintBag {
+	k := s.key()
+	if b, ok := g.e.atomHintMemo[k]; ok {
+		return b
+	}
+	var b hintBag
+	m, _ := s.m()
+	for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if r, ok := rat(m[kw]); ok {
+			b.nums = append(b.nums, r)
+		}
+	}
+	for _, kw := range []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"} {
+		if n, ok := intOf(m[kw]); ok {
+			b.lens = append(b.lens, n)
+		}
+	}
+	if vs, ok := valueList(m); ok {
+		b.values = append(b.values, vs...)
+	}
+	for _, kw := range []string{"examples"} {
+		if arr, ok := m[kw].([]any); ok {
+			b.values = append(b.values, arr...)
+		}
+	}
+	if v, ok := m["default"]; ok {
+		b.values = append(b.values, v)
+	}
+	if p, ok := m["properties"].(map[string]any); ok {
+		b.names = append(b.names, sortedKeys(p)...)
+	}
+	b.names = append(b.names, sortedKeys(stringSet(m["required"]))...)
+	if pp, ok := m["patternProperties"].(map[string]any); ok {
+		for _, p := range sortedKeys(pp) {
+			b.pats = append(b.pats, p)
+			b.names = append(b.names, regexSamples(p)...)
+		}
+	}
+	if p, ok := m["pattern"].(string); ok {
+		b.pats = append(b.pats, p)
+	}
+	if f, ok := m["format"].(string); ok {
+		b.formats = append(b.formats, f)
+	}
+	for _, kw := range []string{"contains", "propertyNames"} {
+		if sub, ok := m[kw]; ok {
+			more, _, _, _ := g.e.flatten(conj{atoms: []sref{s.sub(sub, kw)}})
+			for _, x := range more {
+				xm, _ := x.m()
+				for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+					if r, ok := rat(xm[k]); ok {
+						b.nums = append(b.nums, r)
+					}
+				}
+				for _, k := range []string{"minLength", "maxLength"} {
+					if n, ok := intOf(xm[k]); ok {
+						b.lens = append(b.lens, n)
+					}
+				}
+			}
+		}
+	}
+	if dr, ok := m["dependentRequired"].(map[string]any); ok {
+		for _, k := range sortedKeys(dr) {
+			b.names = append(b.names, k)
+			b.names = append(b.names, sortedKeys(stringSet(dr[k]))...)
+		}
+	}
+	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
+		b.names = append(b.names, sortedKeys(ds)...)
+	}
+	g.e.atomHintMemo[k] = b
+	return b
+}
+
 // values returns candidate instances for s, trying hint boundaries too.
 func (g *generator) values(s sref, hs []sref, depth int) []any {
+	return g.keyedValues(s, hs, depth).vals
+}
+
+// keyed is a list of candidates with the jsonText of each (keys[i] is
+// that of vals[i]), as a candSet lists them.
+type keyed struct {
+	vals []any
+	keys []string
+}
+
+// keyedValues is values with each candidate's jsonText.
+func (g *generator) keyedValues(s sref, hs []sref, depth int) keyed {
 	if g.e.stop() {
-		return nil
+		return keyed{}
 	}
 	k := genKey(s, hs, depth)
 	if v, ok := g.e.genMemo[k]; ok {
 		return v
 	}
-	g.e.genMemo[k] = nil // a recursive schema met again generates nothing more
+	g.e.genMemo[k] = keyed{} // a recursive schema met again generates nothing more
 	v := g.valuesUncached(s, hs, depth)
 	g.e.genMemo[k] = v
 	return v
 }
 
-func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
+func (g *generator) valuesUncached(s sref, hs []sref, depth int) keyed {
 	s = s.deref()
 	hb := g.hints(append([]sref{s}, hs...))
 	out := newCandSet()
@@ -171,7 +229,7 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 	}
 	m, isFalse := s.m()
 	if isFalse {
-		return out.list()
+		return out.keyedList()
 	}
 	_ = m
 	alts, ok := g.e.expandN(conj{atoms: []sref{s}}, 12)
@@ -184,12 +242,14 @@ func (g *generator) valuesUncached(s sref, hs []sref, depth int) []any {
 			break
 		}
 	}
-	return out.list()
+	return out.keyedList()
 }
 
 type candSet struct {
 	seen map[string]bool
 	vals []any
+	// keys[i] is the jsonText of vals[i]
+	keys []string
 }
 
 func newCandSet() *candSet { return &candSet{seen: map[string]bool{}} }
@@ -214,6 +274,7 @@ func (vs *candSet) addKeyed(v any, k string) {
 	}
 	vs.seen[k] = true
 	vs.vals = append(vs.vals, v)
+	vs.keys = append(vs.keys, k)
 }
 
 // full reports whether vs holds as many values as list returns, so that
@@ -225,6 +286,12 @@ func (vs *candSet) list() []any {
 		return vs.vals[:maxCandidates*2]
 	}
 	return vs.vals
+}
+
+// keyedList is list with each value's jsonText.
+func (vs *candSet) keyedList() keyed {
+	n := min(len(vs.vals), maxCandidates*2)
+	return keyed{vals: vs.vals[:n], keys: vs.keys[:n]}
 }
 
 // forConj adds candidates for one flat alternative.
@@ -475,29 +542,44 @@ func regexSamples(p string) []string {
 // and arrays are built from the first candidates of their members), the
 // others keep their order. It validates only until it found them:
 // validating every candidate of every member cost most of a comparison.
-func (g *generator) ordered(c conj, cands []any) []any {
+// The keys (jsonText) of cands move with their values.
+func (g *generator) ordered(c conj, cands keyed) keyed {
 	const want = 2
-	var good, bad []any
-	for i, v := range cands {
+	var good, bad []int
+	for i, v := range cands.vals {
 		if len(good) >= want {
-			bad = append(bad, cands[i:]...)
+			for j := i; j < len(cands.vals); j++ {
+				bad = append(bad, j)
+			}
 			break
 		}
 		if g.e.acceptsAll(c, v) {
-			good = append(good, v)
+			good = append(good, i)
 		} else {
-			bad = append(bad, v)
+			bad = append(bad, i)
 		}
 	}
-	return append(good, bad...)
+	out := keyed{vals: make([]any, 0, len(cands.vals)), keys: make([]string, 0, len(cands.vals))}
+	for _, i := range append(good, bad...) {
+		out.vals = append(out.vals, cands.vals[i])
+		out.keys = append(out.keys, cands.keys[i])
+	}
+	return out
 }
 
-// childValues returns candidates for a member or item schema conjunction.
-func (g *generator) childValues(c conj, hc conj, depth int) []any {
+// childValues returns candidates for a member or item schema conjunction,
+// with their jsonText. One atom's candidates are its values as they are
+// (a candSet lists them: distinct, at most its limit); several are
+// merged into a candSet of their own, keyed by the texts they come with.
+func (g *generator) childValues(c conj, hc conj, depth int) keyed {
+	if len(c.atoms) == 1 {
+		return g.ordered(c, g.keyedValues(c.atoms[0], hc.atoms, depth+1))
+	}
 	vs := newCandSet()
 	for _, s := range c.atoms {
-		for _, v := range g.values(s, hc.atoms, depth+1) {
-			vs.add(v)
+		kv := g.keyedValues(s, hc.atoms, depth+1)
+		for i, v := range kv.vals {
+			vs.addKeyed(v, kv.keys[i])
 		}
 	}
 	if len(c.atoms) == 0 {
@@ -505,12 +587,13 @@ func (g *generator) childValues(c conj, hc conj, depth int) []any {
 			vs.add(v)
 		}
 		for _, s := range hc.atoms {
-			for _, v := range g.values(s, nil, depth+1) {
-				vs.add(v)
+			kv := g.keyedValues(s, nil, depth+1)
+			for i, v := range kv.vals {
+				vs.addKeyed(v, kv.keys[i])
 			}
 		}
 	}
-	return g.ordered(c, vs.list())
+	return g.ordered(c, vs.keyedList())
 }
 
 // objects adds object candidates to out, in a fixed order, until out is
@@ -557,8 +640,10 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 	}
 	names = g.prioritize(a, hc, f, names, maxNames>>depth)
 	cands := map[string][]any{}
+	candKeys := map[string][]string{}
 	for _, n := range sortedKeys(names) {
-		cands[n] = g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
+		kv := g.childValues(g.e.applicable(a, n), g.e.applicable(hc, n), depth)
+		cands[n], candKeys[n] = kv.vals, kv.keys
 	}
 	base := map[string]any{}
 	for _, r := range sortedKeys(f.required) {
@@ -573,21 +658,12 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 		}
 		return out
 	}
-	texts := memberTexts{}
-	textOf := func(n string, i int) string {
-		if texts[n] == nil {
-			texts[n] = map[int]string{}
-		}
-		t, ok := texts[n][i]
-		if !ok {
-			t = jsonText(cands[n][i])
-			texts[n][i] = t
-		}
-		return t
-	}
+	textOf := func(n string, i int) string { return candKeys[n][i] }
+	// the names in name order, each as a JSON string, for memberKey
+	order := newMemberOrder(sortedKeys(names))
 	// emit adds o, whose member texts are mt; false once out is full
 	emit := func(o map[string]any, mt map[string]string) bool {
-		out.addKeyed(o, memberKey(mt))
+		out.addKeyed(o, order.key(mt))
 		return !out.full()
 	}
 	cloneT := func(m map[string]string) map[string]string {
@@ -674,9 +750,6 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 	}
 }
 
-// memberTexts caches the jsonText of member candidates by name and index.
-type memberTexts map[string]map[int]string
-
 // memberKey composes the RFC 8785 text of an object from its members'
 // texts (name → jsonText of the value), as canon writes it: members in
 // the UTF-16 order of their names, no whitespace. That order is Go's
@@ -705,6 +778,66 @@ func memberKey(mt map[string]string) string {
 		b.WriteString(jsonText(k))
 		b.WriteByte(':')
 		b.WriteString(mt[k])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// memberOrder is a set of member names in Go's byte order, each with its
+// JSON text, so that memberKey's result for objects of those names is
+// composed without sorting or quoting names again.
+type memberOrder struct {
+	names  []string
+	quoted []string
+	// high: a name holds a byte from 0xEE (memberKey falls back)
+	high bool
+}
+
+func newMemberOrder(sorted []string) memberOrder {
+	o := memberOrder{names: sorted, quoted: make([]string, len(sorted))}
+	for i, n := range sorted {
+		o.quoted[i] = jsonText(n)
+		for j := 0; j < len(n); j++ {
+			if n[j] >= 0xEE {
+				o.high = true
+			}
+		}
+	}
+	return o
+}
+
+// key is memberKey(mt): the same text when every name of mt is one of
+// o's (and none holds a byte from 0xEE), else memberKey's own answer.
+func (o memberOrder) key(mt map[string]string) string {
+	if o.high {
+		return memberKey(mt)
+	}
+	n, size := 0, 2
+	for i, k := range o.names {
+		if t, ok := mt[k]; ok {
+			n++
+			size += len(o.quoted[i]) + len(t) + 2
+		}
+	}
+	if n != len(mt) {
+		return memberKey(mt)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('{')
+	first := true
+	for i, k := range o.names {
+		t, ok := mt[k]
+		if !ok {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(o.quoted[i])
+		b.WriteByte(':')
+		b.WriteString(t)
 	}
 	b.WriteByte('}')
 	return b.String()
@@ -773,7 +906,7 @@ func (g *generator) arrays(a conj, f facts, hs []sref, hb hintBag, depth int) []
 	}
 	itemCands := make([][]any, k+1)
 	for i := 0; i <= k; i++ {
-		itemCands[i] = g.childValues(g.e.item(a, i), g.e.item(hc, i), depth)
+		itemCands[i] = g.childValues(g.e.item(a, i), g.e.item(hc, i), depth).vals
 		if len(itemCands[i]) > 8 {
 			itemCands[i] = itemCands[i][:8]
 		}

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +40,15 @@ func TestMemberKey(t *testing.T) {
 			mt[k] = jsonText(v)
 		}
 		got := memberKey(mt)
+		// memberOrder.key gives memberKey's answer, over a superset of
+		// the names, over the names themselves, and over too few
+		all := append(sortedKeys(mt), "x-conform-extra", "\u00e9\u00e9")
+		for _, names := range [][]string{all, sortedKeys(mt), sortedKeys(mt)[:len(mt)/2]} {
+			slices.Sort(names)
+			if k := newMemberOrder(names).key(mt); k != got {
+				t.Errorf("%v: memberOrder(%q).key = %s, want %s", o, names, k, got)
+			}
+		}
 		if got == "" {
 			late := false // a name with a code point from U+E000
 			for k := range o {

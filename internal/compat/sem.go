@@ -106,8 +106,11 @@ type engine struct {
 	depth     int
 	err       error
 	regexps   map[string]*regexp.Regexp
-	genMemo   map[string][]any // generator results (gen.go)
-	flatMemo  map[string][]flatPart
+	genMemo   map[string]keyed // generator results (gen.go)
+	hintMemo  map[string]hintBag
+	// atomHintMemo: the hints of one flat atom (gen.go)
+	atomHintMemo map[string]hintBag
+	flatMemo     map[string][]flatPart
 	// memLimit bounds the heap (bytes; negative: none); polls counts stop
 	// calls, sample is the runtime/metrics buffer
 	memLimit int64
@@ -125,7 +128,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	}
 	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
-		genMemo: map[string][]any{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
+		genMemo: map[string]keyed{}, hintMemo: map[string]hintBag{}, atomHintMemo: map[string]hintBag{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
 
 // stop reports whether the engine must give up (context done, or the heap

@@ -38,7 +38,9 @@ import (
 //     it is reached from unless dynamic scope or a cycle is involved, which
 //     the next two rules exclude.
 //   - No fast path is built when a $dynamicRef or $recursiveRef is reachable
-//     from the root (its target depends on the path taken to it).
+//     from the root (its target depends on the path taken to it), except
+//     by buildRooted (a meta-schema whose every validation starts at its
+//     root, where each $dynamicRef has one target).
 //   - No fast path is built when the schema graph has an in-place cycle (a
 //     schema that reaches itself through $ref, allOf, anyOf, oneOf, not, if,
 //     then or else without descending into the instance): the library
@@ -349,6 +351,52 @@ type fastBuilder struct {
 	// set, when not nil, is the Set whose direct may have built the
 	// schemas (see fastNode.set).
 	set *Set
+	// dynRoot, when not nil, is the one schema every validation through
+	// this builder starts at (see buildRooted): a $dynamicRef then has one
+	// target (dynTarget).
+	dynRoot *jsonschema.Schema
+}
+
+// buildRooted is build for a builder of its own whose evaluations all
+// start at root (MetaSchemas: a document validated against its
+// meta-schema), so that a $dynamicRef resolves statically: jsonschema
+// v6 (validator.go, validateRefs and resolveDynamicAnchor) takes a
+// $dynamicRef whose fragment names a $dynamicAnchor that its initial
+// target declares to the outermost schema of the dynamic scope whose
+// resource declares that anchor, and the outermost scope is the schema
+// validation started at. When root itself declares the anchor, that is
+// root, wherever the $dynamicRef is met; otherwise it depends on the path
+// and no fast path is built. A library node (validated by the library from
+// that subschema, a fresh dynamic scope) would break that, so none is
+// built when the graph holds one.
+func buildRooted(root *jsonschema.Schema) *fastNode {
+	b := &fastBuilder{dynRoot: root}
+	n := b.build(root)
+	if n == nil {
+		return nil
+	}
+	for _, x := range b.nodes {
+		if x.lib {
+			return nil
+		}
+	}
+	return n
+}
+
+// dynTarget returns the schema a $dynamicRef resolves to (see
+// buildRooted), or nil when that is not fixed (always, without dynRoot:
+// the fast path then refuses every $dynamicRef).
+func (b *fastBuilder) dynTarget(d *jsonschema.DynamicRef) *jsonschema.Schema {
+	if b.dynRoot == nil {
+		return nil
+	}
+	if d.Anchor == "" || d.Ref.DynamicAnchor != d.Anchor {
+		return d.Ref // the initial target, as the library takes it
+	}
+	if b.dynRoot.DynamicAnchor == d.Anchor {
+		return b.dynRoot
+	}
+	return nil
 }
 
 // build returns the fast evaluator for root, or nil when none is sound
@@ -358,7 +406,7 @@ func (b *fastBuilder) build(root *jsonschema.Schema) *fastNode {
 		b.nodes = map[*jsonschema.Schema]*fastNode{}
 		b.sound = map[*jsonschema.Schema]bool{}
 	}
-	if !sound(root, b.sound) {
+	if !sound(root, b.sound, b.dynTarget) {
 		return nil
 	}
 	n := b.node(root)
@@ -385,6 +433,12 @@ func (b *fastBuilder) node(s *jsonschema.Schema) *fastNode {
 		var ok bool
 		if evaluated, ok = staticEvaluated(s); ok {
 			k &^= kUnevaluatedProperties
+		}
+	}
+	if k&kDynamicRef != 0 && b.dynRoot != nil && s.Ref == nil {
+		if t := b.dynTarget(s.DynamicRef); t != nil {
+			k &^= kDynamicRef // a $ref to t (buildRooted)
+			n.ref = b.node(t)
 		}
 	}
 	if s.DraftVersion < 2020 || k&^handled != 0 {
@@ -747,7 +801,11 @@ func ifGuard(s *jsonschema.Schema) (guardShape, bool) {
 // known holds schemas already found sound with everything they reach; the
 // walk does not enter them (nothing they reach can lead back to a schema
 // outside known). When root is sound, everything it reaches joins known.
-func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool) bool {
+//
+// dyn resolves a $dynamicRef (fastBuilder.dynTarget): one it resolves
+// (to a schema it returns) is an edge like $ref, only when the builder
+// has a dynRoot; otherwise any $dynamicRef refuses the fast path.
+func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool, dyn func(*jsonschema.DynamicRef) *jsonschema.Schema) bool {
 	if known[root] {
 		return true
 	}
@@ -761,10 +819,17 @@ func sound(root *jsonschema.Schema, known map[*jsonschema.Schema]bool) bool {
 			continue
 		}
 		all = append(all, s)
-		if keywords(s)&(kDynamicRef|kRecursiveRef|kExtensions) != 0 {
+		if keywords(s)&(kRecursiveRef|kExtensions) != 0 {
 			return false
 		}
 		inPlace, descend := children(s)
+		if s.DynamicRef != nil {
+			t := dyn(s.DynamicRef)
+			if t == nil || s.Ref != nil {
+				return false
+			}
+			inPlace = append(inPlace, t)
+		}
 		edges[s] = inPlace
 		for _, c := range append(inPlace, descend...) {
 			if !seen[c] {

@@ -197,11 +197,13 @@ func (s *Standalone) CheckMeta(ms *MetaSchemas) error {
 			meta = u
 		}
 	}
-	sch, err := ms.lookup(meta)
+	sch, fast, err := ms.lookup(meta)
 	if err != nil {
 		return kiterr.Wrap(kiterr.SchemaUnsupported, err, "meta-schema %s", meta)
 	}
-	err = sch.Validate(s.doc)
+	if fast == nil || !fast.ok(s.doc) {
+		err = sch.Validate(s.doc)
+	}
 	if err == nil {
 		s.mu.Lock()
 		s.metaChecked = true // takes effect when the compiler is made after this
@@ -254,27 +256,36 @@ func (s *Standalone) CheckMeta(ms *MetaSchemas) error {
 // check needs.
 type MetaSchemas struct {
 	byURL map[string]*jsonschema.Schema
+	// fast holds the fast evaluators of those that have one
+	// (buildRooted: 2020-12), which decide "valid" as the library would;
+	// "invalid" is always the library's answer (its violation is the
+	// message)
+	fast map[string]*fastNode
 }
 
 // NewMetaSchemas compiles the five meta-schemas (a few milliseconds; no
 // network: jsonschema v6 embeds them, and any other $ref is refused).
 func NewMetaSchemas() *MetaSchemas {
 	out := map[string]*jsonschema.Schema{}
+	fast := map[string]*fastNode{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	for _, u := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
 		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
 		if sch, err := c.Compile(u); err == nil {
 			out[u] = sch
+			if n := buildRooted(sch); n != nil {
+				fast[u] = n
+			}
 		}
 	}
-	return &MetaSchemas{byURL: out}
+	return &MetaSchemas{byURL: out, fast: fast}
 }
 
 // lookup returns the compiled meta-schema named by a $schema URL (with
 // or without "#", http or https), compiling one that ms lacks (or every
-// one when ms is nil) on its own.
-func (ms *MetaSchemas) lookup(u string) (*jsonschema.Schema, error) {
+// one when ms is nil) on its own, and its fast evaluator when ms has one.
+func (ms *MetaSchemas) lookup(u string) (*jsonschema.Schema, *fastNode, error) {
 	key := strings.TrimSuffix(u, "#")
 	for _, pre := range []string{"http://json-schema.org/draft-0", "https://json-schema.org/draft-0"} {
 		if strings.HasPrefix(key, pre) {
@@ -288,10 +299,11 @@ func (ms *MetaSchemas) lookup(u string) (*jsonschema.Schema, error) {
 	}
 	if ms != nil {
 		if sch, ok := ms.byURL[key]; ok {
-			return sch, nil
+			return sch, ms.fast[key], nil
 		}
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
-	return c.Compile(u)
+	sch, err := c.Compile(u)
+	return sch, nil, err
 }
