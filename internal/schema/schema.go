@@ -232,7 +232,7 @@ func (v Violation) String() string {
 }
 
 // Validate checks v (a value as decoded by canon.Parse) and returns at most
-// [MaxViolations] leaf violations, sorted by instance location then keyword;
+// [MaxViolations] leaf violations, sorted by instance location, keyword, then message;
 // nil means valid.
 func (sch *Schema) Validate(v any) []Violation {
 	if sch.fast != nil && sch.fast.ok(v) && !sch.failed.Load() {
@@ -260,7 +260,10 @@ func (sch *Schema) Validate(v any) []Violation {
 		if out[i].Instance != out[j].Instance {
 			return out[i].Instance < out[j].Instance
 		}
-		return out[i].Keyword < out[j].Keyword
+		if out[i].Keyword != out[j].Keyword {
+			return out[i].Keyword < out[j].Keyword
+		}
+		return out[i].Message < out[j].Message
 	})
 	if len(out) > MaxViolations {
 		out = out[:MaxViolations]

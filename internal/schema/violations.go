@@ -75,7 +75,14 @@ func keyword(e *jsonschema.ValidationError) string {
 	return kw
 }
 
+// leaf is one violation. The library lists the member names of an
+// additionalProperties failure in the order it iterates the instance's
+// map (v6.0.3 validator.go), which differs from run to run; they are
+// sorted here so that a report on the same frame is the same text.
 func leaf(e *jsonschema.ValidationError, p *message.Printer) Violation {
+	if k, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+		slices.Sort(k.Properties)
+	}
 	return Violation{Instance: instance(e), Keyword: keyword(e), Message: e.ErrorKind.LocalizedString(p)}
 }
 

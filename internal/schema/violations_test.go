@@ -62,3 +62,41 @@ func TestViolationsFollowTheDiscriminator(t *testing.T) {
 		})
 	}
 }
+
+// TestViolationsAreReproducible: the same invalid frame gives the same
+// violations every time. jsonschema v6 names the members an
+// additionalProperties false refuses in its map iteration order; a
+// report must not change between two runs of the same IUT output.
+func TestViolationsAreReproducible(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+		`"properties":{"ok":{"type":"string"}},"additionalProperties":false}`
+	if err := os.WriteFile(dir+"/s.json", []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.NewSet(os.DirFS(dir)).Compile("s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := canon.Parse([]byte(`{"ok":"x","h":1,"b":2,"g":3,"c":4,"f":5,"d":6,"e":7,"a":8}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ""
+	for i := range 30 {
+		vs := sch.Validate(v)
+		if len(vs) != 1 {
+			t.Fatalf("%d violations, want 1: %v", len(vs), vs)
+		}
+		got := vs[0].String()
+		if i == 0 {
+			first = got
+			if !strings.Contains(got, "'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'") {
+				t.Fatalf("names not in order: %s", got)
+			}
+		} else if got != first {
+			t.Fatalf("run %d: %s\nrun 0: %s", i, got, first)
+		}
+	}
+}
