@@ -3,6 +3,7 @@ package report
 import (
 	"html/template"
 	"io"
+	"sync"
 
 	"github.com/conform-kit/conform/internal/result"
 )
@@ -26,7 +27,7 @@ func MatrixHTML(w io.Writer, m *result.Matrix) error {
 // [inert] has spelled its control, bidi and other format characters as
 // visible escapes; only http and https URLs become links.
 func MatrixHTMLWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
-	return matrixHTML.ExecuteTemplate(w, "overview", newMatrixView(m, o, ".html"))
+	return matrixHTML().ExecuteTemplate(w, "overview", newMatrixView(m, o, ".html"))
 }
 
 // MatrixPageHTML writes the page of the implementation called name as one
@@ -38,12 +39,16 @@ func MatrixPageHTML(w io.Writer, m *result.Matrix, name string, o MatrixOptions)
 	if err := checkName(m, name); err != nil {
 		return err
 	}
-	return matrixHTML.ExecuteTemplate(w, "page", newImplView(m, name, o, ".html"))
+	return matrixHTML().ExecuteTemplate(w, "page", newImplView(m, name, o, ".html"))
 }
 
-var matrixHTML = template.Must(template.New("matrix").Funcs(template.FuncMap{
-	"add": func(a, b int) int { return a + b },
-}).Parse(`{{define "head"}}<!DOCTYPE html>
+// matrixHTML is the pages' template, parsed on first use: parsing it in
+// the package's initialisation cost every conform process about 2 % of a
+// one-vector run's CPU (bench/README.md, issue 25 item 2).
+var matrixHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix").Funcs(template.FuncMap{
+		"add": func(a, b int) int { return a + b },
+	}).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -227,3 +232,4 @@ implementation on one vector, linked to the cause that explains it.</p>
 {{- end}}
 {{template "legend"}}{{end}}
 `))
+})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -231,10 +232,12 @@ func (c MatrixCell) Passed() bool { return c.Status == Pass && c.Parity == Parit
 
 // matrixName is the form of [MatrixInput.Name]: a label safe in any
 // printer's table without escaping. matrixRole is that of a role.
+// They are compiled on first use (a run that writes no matrix never
+// needs them).
 var (
-	matrixName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
-	matrixRole  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
-	releaseDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	matrixName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`) })
+	matrixRole  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`) })
+	releaseDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`) })
 )
 
 // verdicts are the verdict words of [Report.Verdict].
@@ -261,10 +264,10 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 		if rep == nil {
 			return nil, kiterr.New(kiterr.Usage, "matrix input %d has no report", i+1)
 		}
-		if !matrixName.MatchString(in.Name) {
+		if !matrixName().MatchString(in.Name) {
 			return nil, kiterr.New(kiterr.Usage, "implementation name %q: want letters, digits, '.', '_', '+' or '-' (at most 64, starting with a letter or digit)", in.Name)
 		}
-		if !matrixRole.MatchString(rep.Suite.Role) {
+		if !matrixRole().MatchString(rep.Suite.Role) {
 			return nil, kiterr.New(kiterr.ReportInvalid, "the report of %q names the role %q, which is not a role name", in.Name, rep.Suite.Role)
 		}
 		if i == 0 {
@@ -557,13 +560,13 @@ func (m *Matrix) SetTrend(name string, points []TrendPoint) error {
 	}
 	for _, p := range points {
 		switch {
-		case !matrixName.MatchString(p.Label):
+		case !matrixName().MatchString(p.Label):
 			return kiterr.New(kiterr.Usage, "release label %q in the trend of %q: want letters, digits, '.', '_', '+' or '-' (at most 64)", p.Label, name)
-		case p.Released != "" && !releaseDate.MatchString(p.Released):
+		case p.Released != "" && !releaseDate().MatchString(p.Released):
 			return kiterr.New(kiterr.Usage, "release %s of %q: date %q is not YYYY-MM-DD", p.Label, name, p.Released)
 		case !slices.Contains(verdicts, p.Verdict):
 			return kiterr.New(kiterr.Usage, "release %s of %q: %q is not a verdict", p.Label, name, p.Verdict)
-		case !matrixRole.MatchString(p.Role) || p.Version < 1:
+		case !matrixRole().MatchString(p.Role) || p.Version < 1:
 			return kiterr.New(kiterr.Usage, "release %s of %q: role %q, version %d is not a suite role and version", p.Label, name, p.Role, p.Version)
 		}
 	}
