@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -65,13 +66,22 @@ type Rule struct {
 	when envelope.Match
 }
 
+// The patterns are compiled on first use: compiled in the package's
+// initialisation they cost every conform process 0.4 ms, a few percent of
+// a one-vector run (bench/README.md, issue 25 item 2).
 var (
-	uuidRE    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	integerRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	uuidRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
+	integerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`) })
 	// dateTimeRE is RFC 3339 §5.6 date-time; "T" and "Z" may be lower case
 	// (§5.6 NOTE).
-	dateTimeRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$`)
-	semverRE   = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+	dateTimeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$`)
+	})
+	semverRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+	})
 )
 
 // Compile checks and compiles specs in order. Errors: NORMALIZER_INVALID
@@ -163,11 +173,11 @@ func checker(format string) (func(any) bool, error) {
 	case "rfc3339":
 		return func(v any) bool { s, ok := isString(v); return ok && isRFC3339(s) }, nil
 	case "uuid":
-		return func(v any) bool { s, ok := isString(v); return ok && uuidRE.MatchString(s) }, nil
+		return func(v any) bool { s, ok := isString(v); return ok && uuidRE().MatchString(s) }, nil
 	case "semver":
-		return func(v any) bool { s, ok := isString(v); return ok && semverRE.MatchString(s) }, nil
+		return func(v any) bool { s, ok := isString(v); return ok && semverRE().MatchString(s) }, nil
 	case "integer":
-		return func(v any) bool { n, ok := v.(json.Number); return ok && integerRE.MatchString(string(n)) }, nil
+		return func(v any) bool { n, ok := v.(json.Number); return ok && integerRE().MatchString(string(n)) }, nil
 	case "string":
 		return func(v any) bool { _, ok := isString(v); return ok }, nil
 	case "any-array":
@@ -437,7 +447,7 @@ func sortStrings(s []string) { slices.Sort(s) }
 // ranges (month, day of month, leap years, hour 00-23, minute 00-59, second
 // 00-60, offset hour 00-23).
 func isRFC3339(s string) bool {
-	m := dateTimeRE.FindStringSubmatch(s)
+	m := dateTimeRE().FindStringSubmatch(s)
 	if m == nil {
 		return false
 	}
