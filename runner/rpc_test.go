@@ -89,8 +89,8 @@ func rpcConfig(t *testing.T, s *runner.Suite, behaviour string) runner.Config {
 		t.Fatal(err)
 	}
 	command := []string{exe}
-	if fakeBin != "" {
-		command = []string{fakeBin} // it plays every rpc-* fake
+	if bin := fakeProgram(); bin != "" {
+		command = []string{bin} // it plays every rpc-* fake
 	}
 	return runner.Config{Suite: s, Command: command, Env: map[string]string{"CONFORM_FAKE_IUT": behaviour},
 		Timeout: 3 * time.Second, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond, Jobs: 4}

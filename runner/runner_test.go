@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,21 +36,35 @@ func TestMain(m *testing.M) {
 	}
 	// Most tests here wait on IUTs (timeouts, grace periods), not on CPU.
 	testpar.Widen(8)
-	dir, err := os.MkdirTemp("", "runner-test-fakeiut-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeBin = buildFakeIUT(dir)
 	code := m.Run()
-	os.RemoveAll(dir)
+	if fakeDir != "" {
+		os.RemoveAll(fakeDir)
+	}
 	os.Exit(code)
 }
 
-// fakeBin is the fakeiut program TestMain built, or "" when it could not
-// build it (fakeCommand then runs the test binary, which plays the same
-// fakes, only slower to start).
-var fakeBin string
+// fakeBin is the fakeiut program, built on first use (fakeProgram) into
+// fakeDir, which TestMain removes; "" when it could not be built
+// (fakeCommand then runs the test binary, which plays the same fakes, only
+// slower to start).
+var (
+	fakeOnce         sync.Once
+	fakeDir, fakeBin string
+)
+
+// fakeProgram returns fakeBin, building it the first time.
+func fakeProgram() string {
+	fakeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "runner-test-fakeiut-")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "runner tests: the fakes run from the test binary: %v\n", err)
+			return
+		}
+		fakeDir = dir
+		fakeBin = buildFakeIUT(dir)
+	})
+	return fakeBin
+}
 
 // buildFakeIUT builds runner/internal/fakeiut/cmd/fakeiut into dir with
 // the go command that runs the tests (about 0.1 s with a warm build cache)
@@ -75,8 +90,10 @@ func buildFakeIUT(dir string) string {
 // fakeCommand is the command that plays behaviour (CONFORM_FAKE_IUT): the
 // fakeiut program for its fakes, else this test binary.
 func fakeCommand(behaviour string) []string {
-	if fakeBin != "" && fakeiut.Plays(behaviour) {
-		return []string{fakeBin}
+	if fakeiut.Plays(behaviour) {
+		if bin := fakeProgram(); bin != "" {
+			return []string{bin}
+		}
 	}
 	return []string{os.Args[0], "-test.run=^$"}
 }

@@ -36,8 +36,11 @@ func Main(behaviour string, args []string) (int, bool) {
 	if !Plays(behaviour) {
 		return 0, false
 	}
-	if behaviour == "host" {
+	switch behaviour {
+	case "host":
 		return host(), true
+	case "hostv2":
+		return hostV2(), true
 	}
 	if code, ok := rpc(behaviour); ok {
 		return code, true
@@ -56,10 +59,10 @@ var agentBehaviours = map[string]bool{
 }
 
 // Plays reports whether behaviour is one of this package's fakes: "host",
-// "rpc-*", "double", "spawn-host*", or a variant of the reference agent.
+// "hostv2", "rpc-*", "double", "spawn-host*", or a variant of the reference agent.
 func Plays(behaviour string) bool {
 	switch behaviour {
-	case "host", "double", "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
+	case "host", "hostv2", "double", "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
 		return true
 	}
 	return strings.HasPrefix(behaviour, "rpc-") || agentBehaviours[behaviour]
@@ -171,6 +174,20 @@ func idAsNumber(reply []byte) []byte {
 // vector's CONFORM_POLICY.
 func host() int {
 	h, err := reference.NewHost([]byte(os.Getenv("CONFORM_POLICY")))
+	if err == nil {
+		err = h.Serve(context.Background(), os.Stdin, os.Stdout)
+	}
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	return 0
+}
+
+// hostV2 plays the v2 reference host (behaviour "hostv2") with the
+// vector's CONFORM_POLICY.
+func hostV2() int {
+	h, err := reference.NewHostV2([]byte(os.Getenv("CONFORM_POLICY")))
 	if err == nil {
 		err = h.Serve(context.Background(), os.Stdin, os.Stdout)
 	}
