@@ -122,9 +122,16 @@ func fake(behaviour string) int {
 	return fakeiut.Agent(behaviour)
 }
 
+// embeddedSuite is the kit's embedded suite, opened once for every
+// testConfig: a *runner.Suite does not change after Open and its schema
+// set is safe for concurrent use (and caches what it compiled), as
+// concurrent runs of one suite need, so the tests share its loading and
+// its schemas' compiling instead of redoing both in every test.
+var embeddedSuite = sync.OnceValues(func() (*runner.Suite, error) { return runner.Open(conform.Suite()) })
+
 func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config {
 	t.Helper()
-	s, err := runner.Open(conform.Suite())
+	s, err := embeddedSuite()
 	if err != nil {
 		t.Fatal(err)
 	}
