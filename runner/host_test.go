@@ -2,27 +2,11 @@ package runner_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
-
-// fakeHost plays the reference host (CONFORM_FAKE_IUT=host) with the
-// vector's CONFORM_POLICY.
-func fakeHost() int {
-	h, err := reference.NewHost([]byte(os.Getenv("CONFORM_POLICY")))
-	if err == nil {
-		err = h.Serve(context.Background(), os.Stdin, os.Stdout)
-	}
-	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		return 1
-	}
-	return 0
-}
 
 // TestReferenceHostPassesEveryVector certifies the Go reference host
 // through the same runner, as `conform run --role host` does.

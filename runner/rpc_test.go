@@ -8,9 +8,7 @@ package runner_test
 // each.
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,155 +23,6 @@ import (
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/runner"
 )
-
-// rpcFake plays a server of the rpc suite; behaviour "rpc-good" follows
-// every rule, the others break one.
-func rpcFake(behaviour string) (int, bool) {
-	if !strings.HasPrefix(behaviour, "rpc-") {
-		return 0, false
-	}
-	in := bufio.NewReader(os.Stdin)
-	out := bufio.NewWriter(os.Stdout)
-	write := func(v any) {
-		b, _ := json.Marshal(v)
-		out.Write(append(b, '\n'))
-		out.Flush()
-	}
-	reply := func(id any, result any) { write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result}) }
-	notify := func(method string) { write(map[string]any{"jsonrpc": "2.0", "method": method}) }
-	for {
-		line, err := in.ReadBytes('\n')
-		if err != nil {
-			break
-		}
-		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(string(line)))
-		dec.UseNumber()
-		if dec.Decode(&m) != nil {
-			if behaviour != "rpc-silent-parse" {
-				write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "Parse error"}})
-			}
-			continue
-		}
-		id, hasID := m["id"]
-		method, _ := m["method"].(string)
-		if !hasID {
-			continue // a notification: no reply
-		}
-		switch method {
-		case "initialize":
-			caps := map[string]any{"echo": map[string]any{}}
-			if behaviour != "rpc-no-extra" {
-				caps["extra"] = map[string]any{}
-			}
-			reply(id, map[string]any{"capabilities": caps})
-		case "echo":
-			p, _ := m["params"].(map[string]any)
-			reply(id, map[string]any{"text": p["text"]})
-		case "chatty":
-			notify("notifications/message")
-			notify("notifications/message")
-			reply(id, map[string]any{})
-		case "progress":
-			if behaviour == "rpc-late-progress" {
-				reply(id, map[string]any{})
-				notify("notifications/progress")
-				continue
-			}
-			notify("notifications/progress")
-			reply(id, map[string]any{})
-		case "ready":
-			notify("notifications/ready")
-			if behaviour == "rpc-double-ready" {
-				notify("notifications/ready")
-			}
-			reply(id, map[string]any{})
-		case "ask":
-			if behaviour == "rpc-ask-other" {
-				write(map[string]any{"jsonrpc": "2.0", "id": "s1", "method": "sampling/create"})
-				reply(id, map[string]any{"roots": 0})
-				continue
-			}
-			write(map[string]any{"jsonrpc": "2.0", "id": "s1", "method": "roots/list"})
-			ans, err := in.ReadBytes('\n')
-			if err != nil {
-				return 1, true
-			}
-			var a struct {
-				ID     any `json:"id"`
-				Result struct {
-					Roots []any `json:"roots"`
-				} `json:"result"`
-			}
-			_ = json.Unmarshal(ans, &a)
-			if a.ID != "s1" {
-				reply(id, map[string]any{"roots": -1})
-				continue
-			}
-			reply(id, map[string]any{"roots": len(a.Result.Roots)})
-		case "started":
-			if behaviour == "rpc-quiet-started" {
-				reply(id, map[string]any{})
-				continue
-			}
-			if behaviour == "rpc-reverse" {
-				reply(id, map[string]any{})
-				notify("notifications/started")
-				continue
-			}
-			notify("notifications/started")
-			reply(id, map[string]any{})
-		case "greet":
-			var file string
-			if len(os.Args) > 1 {
-				b, _ := os.ReadFile(os.Args[len(os.Args)-1])
-				file = string(b)
-			}
-			name, _ := os.ReadFile(filepath.Join("in", "name.txt"))
-			reply(id, map[string]any{"text": file + " " + string(name) + os.Getenv("GREETING_SUFFIX")})
-		case "hello":
-			if behaviour == "rpc-misspelled" {
-				reply(id, map[string]any{"helo": "world"})
-				continue
-			}
-			reply(id, map[string]any{"hello": "world"})
-		case "extra":
-			reply(id, map[string]any{"extra": true})
-		case "pingme":
-			write(map[string]any{"jsonrpc": "2.0", "id": "p1", "method": "ping"})
-			ans, err := in.ReadBytes('\n')
-			if err != nil {
-				return 1, true
-			}
-			var a struct {
-				ID     any            `json:"id"`
-				Result map[string]any `json:"result"`
-			}
-			_ = json.Unmarshal(ans, &a)
-			reply(id, map[string]any{"pinged": a.ID == "p1" && a.Result != nil})
-		case "page":
-			p, _ := m["params"].(map[string]any)
-			switch cursor, _ := p["cursor"].(string); {
-			case p == nil:
-				next := "c2"
-				if behaviour == "rpc-cursor-moves" {
-					next = "c3"
-				}
-				reply(id, map[string]any{"items": []any{1}, "next": next})
-			case cursor == "c2" || cursor == "c3":
-				reply(id, map[string]any{"items": []any{2}})
-			default:
-				write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32602, "message": "bad cursor"}})
-			}
-		default:
-			write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "Method not found"}})
-		}
-	}
-	if behaviour == "rpc-linger" {
-		time.Sleep(time.Hour)
-	}
-	return 0, true
-}
 
 // rpcSuite copies testdata/rpc into a temporary directory, makes its goldens
 // from the good server (golden --update) and opens it.
@@ -239,7 +88,11 @@ func rpcConfig(t *testing.T, s *runner.Suite, behaviour string) runner.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Config{Suite: s, Command: []string{exe}, Env: map[string]string{"CONFORM_FAKE_IUT": behaviour},
+	command := []string{exe}
+	if bin := fakeProgram(); bin != "" {
+		command = []string{bin} // it plays every rpc-* fake
+	}
+	return runner.Config{Suite: s, Command: command, Env: map[string]string{"CONFORM_FAKE_IUT": behaviour},
 		Timeout: 3 * time.Second, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond, Jobs: 4}
 }
 

@@ -1,17 +1,16 @@
 package runner_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,8 +19,8 @@ import (
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/testpar"
-	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/runner/internal/fakeiut"
 )
 
 // The test binary doubles as every fake IUT: with CONFORM_FAKE_IUT set it
@@ -35,138 +34,112 @@ func TestMain(m *testing.M) {
 	if err := proc.BecomeSubreaper(); err != nil {
 		fmt.Fprintln(os.Stderr, "subreaper:", err)
 	}
-	// Most tests here wait on IUTs (timeouts, grace periods), not on CPU.
-	testpar.Widen(8)
-	os.Exit(m.Run())
+	// Most tests here wait on IUTs (timeouts, grace periods), not on CPU:
+	// with 8 at once, the acceptance cases that wait out their 5 s
+	// timeout started last and ended the package 5 s after the rest.
+	testpar.Widen(16)
+	code := m.Run()
+	if fakeDir != "" {
+		os.RemoveAll(fakeDir)
+	}
+	os.Exit(code)
+}
+
+// fakeBin is the fakeiut program, built on first use (fakeProgram) into
+// fakeDir, which TestMain removes; "" when it could not be built
+// (fakeCommand then runs the test binary, which plays the same fakes, only
+// slower to start).
+var (
+	fakeOnce         sync.Once
+	fakeDir, fakeBin string
+)
+
+// fakeProgram returns fakeBin, building it the first time.
+func fakeProgram() string {
+	fakeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "runner-test-fakeiut-")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "runner tests: the fakes run from the test binary: %v\n", err)
+			return
+		}
+		fakeDir = dir
+		fakeBin = buildFakeIUT(dir)
+	})
+	return fakeBin
+}
+
+// buildFakeIUT builds runner/internal/fakeiut/cmd/fakeiut into dir with
+// the go command that runs the tests (about 0.1 s with a warm build cache)
+// and returns its path, or "" with the reason on stderr.
+func buildFakeIUT(dir string) string {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "runner tests: the fakes run from the test binary: %v\n", err)
+		return ""
+	}
+	exe := filepath.Join(dir, "fakeiut")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	out, err := exec.Command(goCmd, "build", "-o", exe, "github.com/conform-kit/conform/runner/internal/fakeiut/cmd/fakeiut").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "runner tests: the fakes run from the test binary: go build fakeiut: %v\n%s", err, out)
+		return ""
+	}
+	return exe
+}
+
+// fakeCommand is the command that plays behaviour (CONFORM_FAKE_IUT): the
+// fakeiut program for its fakes, else this test binary.
+func fakeCommand(behaviour string) []string {
+	if fakeiut.Plays(behaviour) {
+		if bin := fakeProgram(); bin != "" {
+			return []string{bin}
+		}
+	}
+	return []string{os.Args[0], "-test.run=^$"}
 }
 
 func fake(behaviour string) int {
-	if behaviour == "host" {
-		return fakeHost()
-	}
-	if name, ok := strings.CutPrefix(behaviour, "accept-"); ok {
-		return acceptFake(name)
-	}
-	if code, ok := zoo(behaviour); ok {
-		return code
-	}
-	if code, ok := boundsFake(behaviour); ok {
-		return code
-	}
-	if code, ok := spawnFake(behaviour); ok {
-		return code
-	}
-	if code, ok := rpcFake(behaviour); ok {
-		return code
-	}
-	in := bufio.NewReader(os.Stdin)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	agent := reference.NewAgent()
-	var held [][]byte
-	for {
-		line, err := in.ReadBytes('\n')
-		if len(line) > 0 {
-			reply, herr := agent.Handle(line)
-			if herr != nil {
-				return 1
-			}
-			if reply != nil {
-				switch behaviour {
-				case "reference", "linger":
-					out.Write(append(reply, '\n'))
-				case "wrong":
-					out.Write(append([]byte(strings.Replace(string(reply), `"still_queued":[]`, `"still_queued":["x"]`, 1)), '\n'))
-				case "silent":
-				case "crash":
-					return 3
-				case "segv":
-					out.Flush()
-					p, _ := os.FindProcess(os.Getpid())
-					p.Signal(os.Kill)
-					time.Sleep(time.Second)
-				case "schema":
-					var v map[string]any
-					json.Unmarshal(reply, &v)
-					resp := v["response"].(map[string]any)
-					delete(resp, "response")
-					resp["subtype"] = "error"
-					resp["error"] = map[string]any{"message": "an object, not a string"}
-					b, _ := json.Marshal(v)
-					out.Write(append(b, '\n'))
-				case "notjson":
-					out.WriteString("hello, not json\n")
-					out.Write(append(reply, '\n'))
-				case "dupkey":
-					// A duplicate member in every frame: no line is read.
-					out.Write(append(bytes.Replace(reply, []byte(`"type":`), []byte(`"type":"control_response","type":`), 1), '\n'))
-				case "idnumber":
-					// Every string request_id echoed as a number (its
-					// digits, or its length): no reply matches.
-					out.Write(append(idAsNumber(reply), '\n'))
-				case "twice":
-					out.Write(append(reply, '\n'))
-					out.Write(append(reply, '\n'))
-				case "unsolicited":
-					out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"never-sent","response":{}}}` + "\n")
-					out.Write(append(reply, '\n'))
-				case "noise":
-					out.WriteString(`{"type":"system","subtype":"status","uuid":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"}` + "\n")
-					out.Write(append(reply, '\n'))
-				case "reverse", "buffered":
-					held = append(held, reply)
-				}
-			}
-			if behaviour == "reverse" && in.Buffered() == 0 {
-				for i := len(held) - 1; i >= 0; i-- {
-					out.Write(append(held[i], '\n'))
-				}
-				held = nil
-			}
-			out.Flush()
+	if behaviour != "host" {
+		if name, ok := strings.CutPrefix(behaviour, "accept-"); ok {
+			return acceptFake(name)
 		}
-		if err != nil {
-			// buffered: replies held until stdin closes, as an unflushed
-			// stdout on a pipe writes them at exit.
-			for _, r := range held {
-				out.Write(append(r, '\n'))
-			}
-			if behaviour == "linger" {
-				time.Sleep(time.Hour)
-			}
-			return 0
+		if code, ok := zoo(behaviour); ok {
+			return code
+		}
+		if code, ok := boundsFake(behaviour); ok {
+			return code
 		}
 	}
+	// The fakes of package fakeiut (the fakeiut program plays them too):
+	// args are what follows the -test.run flag the tests pass.
+	args := os.Args[1:]
+	if len(args) > 0 && strings.HasPrefix(args[0], "-test.run=") {
+		args = args[1:]
+	}
+	if code, ok := fakeiut.Main(behaviour, args); ok {
+		return code
+	}
+	return fakeiut.Agent(behaviour)
 }
 
-// idAsNumber rewrites the string response.request_id of reply as a
-// number: the string's digits when it has only digits, else its length.
-func idAsNumber(reply []byte) []byte {
-	var v map[string]any
-	if json.Unmarshal(reply, &v) != nil {
-		return reply
-	}
-	resp, _ := v["response"].(map[string]any)
-	if id, ok := resp["request_id"].(string); ok {
-		if n, err := strconv.Atoi(id); err == nil {
-			resp["request_id"] = n
-		} else {
-			resp["request_id"] = len(id)
-		}
-	}
-	b, _ := json.Marshal(v)
-	return b
-}
+// embeddedSuite is the kit's embedded suite, opened once for every
+// testConfig: a *runner.Suite does not change after Open and its schema
+// set is safe for concurrent use (and caches what it compiled), as
+// concurrent runs of one suite need, so the tests share its loading and
+// its schemas' compiling instead of redoing both in every test.
+var embeddedSuite = sync.OnceValues(func() (*runner.Suite, error) { return runner.Open(conform.Suite()) })
 
 func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config {
 	t.Helper()
-	s, err := runner.Open(conform.Suite())
+	s, err := embeddedSuite()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return runner.Config{
 		Suite:   s,
-		Command: []string{os.Args[0], "-test.run=^$"},
+		Command: fakeCommand(behaviour),
 		Env:     map[string]string{"CONFORM_FAKE_IUT": behaviour},
 		Filters: filters,
 		Timeout: 2 * time.Second, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond,

@@ -1,120 +1,19 @@
 package runner_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/internal/double"
-	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
-
-// spawnFake plays the fakes of spawned mode: "double" is the agent double
-// (what `conform agent-double` runs), "spawn-host*" are hosts that start
-// the agent as the SDKs do: the claude found on PATH.
-func spawnFake(behaviour string) (int, bool) {
-	switch behaviour {
-	case "double":
-		// The wrapper runs: <test binary> -test.run=^$ --plan ... -- <host argv>.
-		return double.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr), true
-	case "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
-		return spawnHost(strings.TrimPrefix(behaviour, "spawn-host")), true
-	case "silent":
-		io.Copy(io.Discard, os.Stdin)
-		return 0, true
-	}
-	return 0, false
-}
-
-// spawnHost is a host in the SDKs' manner: it probes `claude --version`,
-// starts `claude` from PATH with the CLI's stream-json flags, sends
-// initialize and a user turn, answers the agent's requests with the
-// reference host (CONFORM_POLICY) and closes the agent's stdin on the
-// result frame. mode "-nostdio" leaves out --permission-prompt-tool stdio,
-// "-malformed" answers the first agent request with a broken line,
-// "-version-only" stops after the probe, "-hang" never starts the agent
-// and "-kill" kills the agent (SIGKILL) as it closes the agent's stdin, as
-// PyPI claude-code-sdk 0.0.25 does (it terminates the CLI right after
-// closing its stdin).
-func spawnHost(mode string) int {
-	if mode == "-hang" {
-		time.Sleep(time.Hour)
-	}
-	v, err := exec.Command("claude", "--version").Output()
-	if err != nil || string(v) != double.VersionLine {
-		fmt.Fprintf(os.Stderr, "version probe: %q %v\n", v, err)
-		return 1
-	}
-	if mode == "-version-only" {
-		return 0
-	}
-	if os.Getenv("CONFORM_AGENT") == "" {
-		fmt.Fprintln(os.Stderr, "no CONFORM_AGENT")
-		return 1
-	}
-	h, err := reference.NewHost([]byte(os.Getenv("CONFORM_POLICY")))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}
-	if mode != "-nostdio" {
-		args = append(args, "--permission-prompt-tool", "stdio")
-	}
-	cmd := exec.Command("claude", args...)
-	cmd.Stderr = os.Stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	io.WriteString(in, `{"type":"control_request","request_id":"init-1","request":{"subtype":"initialize"}}`+"\n")
-	io.WriteString(in, `{"type":"user","message":{"role":"user","content":"conform"},"parent_tool_use_id":null}`+"\n")
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var f struct {
-			Type string `json:"type"`
-		}
-		json.Unmarshal(sc.Bytes(), &f)
-		switch {
-		case f.Type == "result" && mode == "-kill":
-			// Killed first, then closed: the agent has no moment to
-			// finish, whatever the scheduler does.
-			cmd.Process.Kill()
-			in.Close()
-		case f.Type == "result":
-			in.Close()
-		case f.Type == "control_request" && mode == "-malformed":
-			io.WriteString(in, `{"type":"control_response","response":`+"\n")
-		default:
-			reply, _ := h.Handle(sc.Bytes())
-			if reply != nil {
-				in.Write(append(reply, '\n'))
-			}
-		}
-	}
-	if err := cmd.Wait(); err != nil && mode != "-kill" {
-		fmt.Fprintln(os.Stderr, "agent:", err)
-		return 1
-	}
-	return 0
-}
 
 func spawnConfig(t *testing.T, behaviour string, filters ...string) runner.Config {
 	t.Helper()
 	cfg := testConfig(t, behaviour, filters...)
 	cfg.Role = "host"
-	cfg.Spawn = &runner.Spawn{Argv: []string{"/usr/bin/env", "CONFORM_FAKE_IUT=double", os.Args[0], "-test.run=^$"}, Name: "claude", Env: "CONFORM_AGENT"}
+	cfg.Spawn = &runner.Spawn{Argv: append([]string{"/usr/bin/env", "CONFORM_FAKE_IUT=double"}, fakeCommand("double")...), Name: "claude", Env: "CONFORM_AGENT"}
 	cfg.Timeout = 10 * time.Second
 	return cfg
 }

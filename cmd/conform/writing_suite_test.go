@@ -91,11 +91,15 @@ func TestWritingASuite(t *testing.T) {
 	for i, v := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		goEnv[names[i]] = v
 	}
+	pyDir := pythonShimDir(t)
 	testscript.Run(t, testscript.Params{
 		Files: []string{file},
 		Setup: func(env *testscript.Env) error {
 			for k, v := range goEnv {
 				env.Setenv(k, v)
+			}
+			if pyDir != "" {
+				env.Setenv("PATH", pyDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			}
 			// The producer has no dependencies: nothing is downloaded.
 			env.Setenv("GOTOOLCHAIN", "local")

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -71,6 +72,12 @@ func claims(old, nw any, rep compat.Report) []claim {
 	return out
 }
 
+// differentialCatalog is the catalog every comparison of differential
+// reads, built once, as a batch (compat --pairs) builds it: the rules and
+// the compiled meta-schemas, which no comparison changes. The tests that
+// give Compare no catalog still check that path.
+var differentialCatalog = sync.OnceValue(compat.NewCatalog)
+
 // differential compares old and new in both directions (StrictOpen, as the
 // corpora label set inclusion) and tries to refute every proof with the
 // independent generator of package refute, checked by jsonschema v6. It
@@ -79,7 +86,7 @@ func differential(t *testing.T, name string, old, nw any, seed uint64, budget in
 	t.Helper()
 	n := 0
 	for _, dir := range []string{compat.DirectionReader, compat.DirectionWriter} {
-		rep, err := compat.Compare(context.Background(), old, nw, compat.Options{Direction: dir, StrictOpen: true})
+		rep, err := compat.Compare(context.Background(), old, nw, compat.Options{Direction: dir, StrictOpen: true, Catalog: differentialCatalog()})
 		if err != nil {
 			continue // refused: nothing claimed
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -32,30 +33,56 @@ func suiteFS(t testing.TB) fs.FS {
 // must agree too.
 func checkAgrees(t testing.TB, sch *Schema, v any, what string) {
 	t.Helper()
+	checkAgreesTaped(t, sch, newTaped(v), what)
+}
+
+// taped is a value and the same value read onto a canon.Tape (through
+// encoding/json), as checkAgrees reads it. A test that checks one value
+// against many schemas makes it once (newTaped) and hands it to
+// checkAgreesTaped for each: the evaluators only read the tape.
+type taped struct {
+	v    any
+	err  error // from json.Marshal
+	tp   canon.Tape
+	root int
+	ok   bool // the marshalled value was read onto tp
+}
+
+func newTaped(v any) *taped {
+	x := &taped{v: v}
+	b, err := json.Marshal(v)
+	if err != nil {
+		x.err = err
+		return x
+	}
+	x.root, x.ok = x.tp.Append(string(b))
+	return x
+}
+
+// checkAgreesTaped is checkAgrees for a value made by newTaped.
+func checkAgreesTaped(t testing.TB, sch *Schema, x *taped, what string) {
+	t.Helper()
 	lib, err := sch.libSchema()
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := lib.Validate(v) == nil
+	full := lib.Validate(x.v) == nil
 	if sch.fast == nil {
 		return
 	}
-	if fast := sch.fast.ok(v); fast != full {
+	if fast := sch.fast.ok(x.v); fast != full {
 		t.Fatalf("%s: %s: fast path says valid=%v, library %v", sch.Loc, what, fast, full)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
+	if x.err != nil {
+		t.Fatal(x.err)
 	}
-	var tp canon.Tape
-	root, ok := tp.Append(string(b))
-	if !ok {
+	if !x.ok {
 		t.Fatalf("%s: %s: not read onto a tape", sch.Loc, what)
 	}
-	if fast := sch.fast.okT(&tp, root); fast != full {
+	if fast := sch.fast.okT(&x.tp, x.root); fast != full {
 		t.Fatalf("%s: %s: tape fast path says valid=%v, library %v", sch.Loc, what, fast, full)
 	}
-	if sch.ValidTape(&tp, root) != full {
+	if sch.ValidTape(&x.tp, x.root) != full {
 		t.Fatalf("%s: %s: ValidTape disagrees with the library", sch.Loc, what)
 	}
 }
@@ -222,6 +249,14 @@ func suiteFrames(t testing.TB, fsys fs.FS) []any {
 // (what run and validate use), and every value inside a frame against every
 // $defs entry.
 func TestFastAgreesOnSuiteFrames(t *testing.T) {
+	// Most of this test's CPU is the library's validation of values that
+	// fail (hundreds of thousands of them), which allocates its errors:
+	// with the collector's default target, a fifth of the CPU went to
+	// collecting them. The heap stays near 100 MiB with 400. Restored
+	// when the subtests are done (no other test runs beside this one: it
+	// is not parallel).
+	gcPercent := debug.SetGCPercent(400)
+	t.Cleanup(func() { debug.SetGCPercent(gcPercent) })
 	fsys := suiteFS(t)
 	set := NewSet(fsys)
 	frames := suiteFrames(t, fsys)
@@ -235,6 +270,16 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 				inner = append(inner, x)
 			}
 		}
+	}
+	// Each frame and inner value is checked against many schemas: its
+	// tape is made once and shared (read only) by both subtests.
+	framesT := make([]*taped, len(frames))
+	for i, f := range frames {
+		framesT[i] = newTaped(f)
+	}
+	innerT := make([]*taped, len(inner))
+	for i, x := range inner {
+		innerT[i] = newTaped(x)
 	}
 	maxPaths, sample := 4, 24
 	if testing.Short() {
@@ -273,8 +318,8 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 					t.Errorf("%s: library nodes on the fast path: %v", loc, libs)
 				}
 				valid := 0
-				for _, f := range frames {
-					checkAgrees(t, sch, f, "suite frame")
+				for i, f := range frames {
+					checkAgreesTaped(t, sch, framesT[i], "suite frame")
 					if sch.fast.ok(f) {
 						valid++
 					}
@@ -295,8 +340,8 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, x := range inner {
-					checkAgrees(t, sch, x, "value inside a suite frame")
+				for _, x := range innerT {
+					checkAgreesTaped(t, sch, x, "value inside a suite frame")
 				}
 			}
 		})
