@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/conform-kit/conform/internal/canon"
 )
 
 // The direct path: for a [NewCheckedSet], a schema graph built straight
@@ -266,11 +268,8 @@ func isPosition(doc any, ptr string) bool {
 	return true
 }
 
-// escape and unescape are RFC 6901 token escaping, as the library's.
-func escape(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
-
+// unescape undoes RFC 6901 token escaping as the library's does: unlike
+// canon.UnescapePointer it refuses a "~" not followed by 0 or 1.
 func unescape(tok string) (string, bool) {
 	if strings.IndexByte(tok, '~') < 0 {
 		return tok, true
@@ -378,7 +377,7 @@ func (d *direct) object(s *jsonschema.Schema, obj map[string]any, u, ptr string,
 	sub := func(tok ...string) (*jsonschema.Schema, error) {
 		p := ptr
 		for _, t := range tok {
-			p += "/" + escape(t)
+			p += "/" + canon.EscapePointer(t)
 		}
 		return d.node(u, p, false, added)
 	}

@@ -70,20 +70,20 @@ func positions(v any, ptr string, out map[string]bool) {
 	for _, k := range []string{"not", "additionalProperties", "items", "additionalItems", "propertyNames", "contains",
 		"if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "contentSchema"} {
 		if sub, has := obj[k]; has {
-			positions(sub, ptr+"/"+escape(k), out)
+			positions(sub, ptr+"/"+canon.EscapePointer(k), out)
 		}
 	}
 	for _, k := range []string{"definitions", "properties", "patternProperties", "dependencies", "$defs", "dependentSchemas"} {
 		if m, ok := obj[k].(map[string]any); ok {
 			for name, sub := range m {
-				positions(sub, ptr+"/"+escape(k)+"/"+escape(name), out)
+				positions(sub, ptr+"/"+canon.EscapePointer(k)+"/"+canon.EscapePointer(name), out)
 			}
 		}
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "items", "prefixItems"} {
 		if arr, ok := obj[k].([]any); ok {
 			for i, sub := range arr {
-				positions(sub, ptr+"/"+escape(k)+"/"+strconv.Itoa(i), out)
+				positions(sub, ptr+"/"+canon.EscapePointer(k)+"/"+strconv.Itoa(i), out)
 			}
 		}
 	}
@@ -739,7 +739,7 @@ func TestIsPosition(t *testing.T) {
 				switch x := v.(type) {
 				case map[string]any:
 					for k, e := range x {
-						walk(e, p+"/"+escape(k))
+						walk(e, p+"/"+canon.EscapePointer(k))
 					}
 				case []any:
 					for i, e := range x {

@@ -254,11 +254,12 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		}
 		return schema.NewSet(fsys)
 	}
-	s := &Suite{FS: fsys, Schemas: newSet(fsys, opt.SchemasChecked), Problems: map[string]error{}, deferred: opt.DeferDigests && !opt.SkipDigest}
-	s.Meta = newSet(fsys, opt.MetaChecked)
+	metaFS := fsys
 	if opt.Meta != nil {
-		s.Meta = newSet(opt.Meta, opt.MetaChecked)
+		metaFS = opt.Meta
 	}
+	s := &Suite{FS: fsys, Schemas: newSet(fsys, opt.SchemasChecked), Meta: newSet(metaFS, opt.MetaChecked), Problems: map[string]error{},
+		deferred: opt.DeferDigests && !opt.SkipDigest}
 	data, err := fs.ReadFile(fsys, ManifestFile)
 	if err != nil {
 		return nil, wrapCode(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
