@@ -411,7 +411,7 @@ func matchPath(pattern, path string) bool {
 // when it has none; "" for a pattern with an escape. matchPath tries
 // doublestar only for paths that end with it: most of a frame's pointers
 // match no rule, and doublestar.Match (which also validates the pattern
-// each time) was a third of normalizing a frame (bench/README.md, issue 25
+// each time) was about half of normalizing a frame (bench/README.md, issue 25
 // item 1). TestLiteralTailSound holds it to doublestar over every pattern
 // shape the suites use.
 func literalTail(pattern string) string {
