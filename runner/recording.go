@@ -133,7 +133,7 @@ type recordingCheck struct {
 	opt       RecordingOptions
 	schemaLoc string
 	root      *schema.Schema
-	byMethod  map[string]*schema.Schema
+	byMethod  *methodSchemas
 	// methods maps each replyBody method name to itself, so pending
 	// requests keep the schema's copy of a method, not the frame's.
 	methods  map[string]string
@@ -174,9 +174,7 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	if c.root, c.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}
-	for m := range c.byMethod {
-		c.methods[m] = m
-	}
+	c.byMethod.names(func(m string) { c.methods[m] = m })
 	return c, nil
 }
 
@@ -813,7 +811,14 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 				}
 				st.Matched++
 				if res.frame != nil || res.tape != nil {
-					if sch := c.byMethod[req.method]; sch != nil {
+					sch, err := c.byMethod.get(req.method)
+					if err != nil {
+						// Not reached for a suite that loaded (see
+						// methodSchemas); never a silent pass.
+						res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
+							Message: clip(fmt.Sprintf("reply to %s: its reply schema does not compile: %v", req.method, err))})
+					}
+					if sch != nil {
 						res.body, res.reqMethod, res.reqLine = sch, req.method, req.line
 						needBodies = true
 						st.BodiesChecked++

@@ -368,7 +368,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// this suite by this binary found valid is not checked again (the
 	// index cache, internal/suite/cache.go).
 	cacheDir, kit := indexCache()
-	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit})
+	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: *suiteDir == ""})
 	if err != nil {
 		return fail(stderr, err)
 	}
