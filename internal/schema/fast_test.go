@@ -66,7 +66,13 @@ func checkAgreesTaped(t testing.TB, sch *Schema, x *taped, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := lib.Validate(x.v) == nil
+	checkFastAnswers(t, sch, x, what, lib.Validate(x.v) == nil)
+}
+
+// checkFastAnswers checks that sch's fast evaluator, on the value and on
+// its tape, and ValidTape, all answer full: the library's verdict on x.
+func checkFastAnswers(t testing.TB, sch *Schema, x *taped, what string, full bool) {
+	t.Helper()
 	if sch.fast == nil {
 		return
 	}
