@@ -181,18 +181,7 @@ func TestIndexCacheImmutable(t *testing.T) {
 	}
 	dir := t.TempDir()
 	c := &openCounter{FS: fsys}
-	load := func() ([]suite.Ref, []string) {
-		t.Helper()
-		s, err := suite.Load(c, suite.Options{DeferDigests: true, Cache: dir, CacheKit: "k", Immutable: true})
-		if err != nil {
-			t.Fatalf("Load: %v", err)
-		}
-		refs, bad, err := s.VectorIndex(&s.Manifest.Versions[0], "agent")
-		if err != nil {
-			t.Fatalf("VectorIndex: %v", err)
-		}
-		return refs, errTexts(bad)
-	}
+	load := func() ([]suite.Ref, []string) { t.Helper(); return indexOf2(t, c, dir, true) }
 	for round, wantOpened := range [][]string{
 		nil, // cold: everything, as without a cache
 		// Warm: suite.json, the manifest and the meta-schemas (the cache
