@@ -21,7 +21,14 @@ import (
 // had this suite.json.
 func indexOf(t *testing.T, fsys fstest.MapFS, dir, kit string) ([]suite.Ref, []string) {
 	t.Helper()
-	s, err := suite.Load(fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: kit})
+	return indexWith(t, fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: kit})
+}
+
+// indexWith loads fsys with opt and returns the v1 agent index and its
+// load errors.
+func indexWith(t *testing.T, fsys fs.FS, opt suite.Options) ([]suite.Ref, []string) {
+	t.Helper()
+	s, err := suite.Load(fsys, opt)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -235,16 +242,8 @@ func TestIndexCacheImmutable(t *testing.T) {
 	}
 }
 
-// indexOf2 is indexOf with Options.Immutable set as given.
+// indexOf2 is indexOf with kit "k" and Options.Immutable as given.
 func indexOf2(t *testing.T, fsys fs.FS, dir string, immutable bool) ([]suite.Ref, []string) {
 	t.Helper()
-	s, err := suite.Load(fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: "k", Immutable: immutable})
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
-	refs, bad, err := s.VectorIndex(&s.Manifest.Versions[0], "agent")
-	if err != nil {
-		t.Fatalf("VectorIndex: %v", err)
-	}
-	return refs, errTexts(bad)
+	return indexWith(t, fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: "k", Immutable: immutable})
 }
