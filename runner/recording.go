@@ -701,7 +701,7 @@ func tapeAt(t *canon.Tape, i int, tokens []string) int {
 			if !ok || k >= int(n.Len) {
 				return -1
 			}
-			i++
+			i = t.First(i)
 			for range k {
 				i = int(t.Nodes[i].Next)
 			}
