@@ -450,7 +450,18 @@ func (r *tapeReader) object(at, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			if !r.unfold && r.duplicate(at, base, n, &set, key, off) {
+			if r.unfold {
+				// Checked when the text was read.
+			} else if set == nil && !r.skim && int(n) < r.linear {
+				// Compare with the earlier members (a small object).
+				j := at + 1
+				for range n {
+					if r.t.Nodes[j].Key == key {
+						return 0, false
+					}
+					j = int(r.t.Nodes[j].Next)
+				}
+			} else if r.duplicate(at, base, n, &set, key, off) {
 				return 0, false
 			}
 			n++
@@ -489,8 +500,9 @@ func (r *tapeReader) object(at, depth int) (int, bool) {
 
 // duplicate reports whether key (at offset off) names one of the n
 // members read so far of the object at node at (in a skim: whose names
-// are r.keys[base:]), and records it. Up to linear members it compares
-// with each; then the names go into *set.
+// are r.keys[base:]), and records it, for an object past linear members
+// or in a skim: up to linear members it compares with each; then the
+// names go into *set.
 func (r *tapeReader) duplicate(at, base int, n int32, set **nameSet, key string, off int) bool {
 	ref := int32(len(r.t.Nodes)) // the node the member's value gets
 	if r.skim {
@@ -500,22 +512,13 @@ func (r *tapeReader) duplicate(at, base int, n int32, set **nameSet, key string,
 		return r.add(*set, key, ref)
 	}
 	if int(n) < r.linear {
-		if r.skim {
-			for _, k := range r.keys[base:] {
-				if k == key {
-					return true
-				}
-			}
-			r.keys, r.offs = append(r.keys, key), append(r.offs, int32(off))
-			return false
-		}
-		j := at + 1
-		for range n {
-			if r.t.Nodes[j].Key == key {
+		// A small object in a skim (object compares the nodes itself).
+		for _, k := range r.keys[base:] {
+			if k == key {
 				return true
 			}
-			j = int(r.t.Nodes[j].Next)
 		}
+		r.keys, r.offs = append(r.keys, key), append(r.offs, int32(off))
 		return false
 	}
 	s := &nameSet{slots: make([]uint64, 4*max(r.linear, 16))}
