@@ -49,8 +49,9 @@ type RecordingOptions struct {
 	MaxPending int
 	// InFlight, if set, is told how many bytes of lines are between
 	// reading and emitting (read, not yet reported), each time that
-	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line and
-	// what follows it when a line is longer. It is called from the reading
+	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line when a
+	// line is longer (it is read on its own, into memory of its size when
+	// the reader is a regular file, and not copied again). It is called from the reading
 	// and the calling goroutine, one call at a time. A caller uses it to
 	// let its memory bound follow the line in flight (conform validate's
 	// soft memory limit), so that one large line is not checked under a
@@ -113,7 +114,11 @@ type RecordingStats struct {
 // Memory does not grow with the recording: lines are read in chunks, at
 // most a few chunks per worker are in flight, and only pending requests are
 // kept (at most opt.MaxPending; the oldest beyond that is dropped and
-// reported as REPLY_MISSING). Lines are parsed and validated on opt.Jobs
+// reported as REPLY_MISSING). One large line costs about its size: it is
+// read once, into memory of its size from a regular file (from a pipe,
+// grown by doubling), and its tape folds what no check reads (see
+// canon.Tape; bench/README.md "issue 25 item 3"). Lines are parsed and
+// validated on opt.Jobs
 // goroutines; emit is called from the calling goroutine, in line order,
 // with end-of-file findings last (ordered by line).
 //

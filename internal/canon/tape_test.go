@@ -165,12 +165,27 @@ func TestTapeMember(t *testing.T) {
 	}
 }
 
-// FuzzTape compares the tape reader with Parse.
+// FuzzTape compares the tape reader with Parse, reading each input as it
+// is and folded (see checkTape).
 func FuzzTape(f *testing.F) {
 	for _, s := range corpusSeeds(f) {
 		f.Add(s)
 	}
 	for _, s := range rfc8259Edges() {
+		f.Add([]byte(s))
+	}
+	// Objects past dupLinear members (names in a set), with and without a
+	// duplicate (plain, escaped, nested), for the mutator to start from;
+	// checkTape also reads every input folded (testSizes).
+	name := func(i int) string { return fmt.Sprintf("k%d", i) }
+	big := bigObject(dupLinear+8, name, `{"a":[1,"\u00e9"]}`)
+	for _, s := range []string{
+		big,
+		strings.TrimSuffix(big, "}") + `,"k3":0}`,
+		strings.TrimSuffix(big, "}") + `,"k\u0033":0}`,
+		`[` + big + `,{"x":` + big + `}]`,
+		`{"a":{"b":[{"c":1,"c":2}]}}`,
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
