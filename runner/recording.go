@@ -117,8 +117,8 @@ type RecordingStats struct {
 // reported as REPLY_MISSING). One large line costs about its size: it is
 // read once, into memory of its size from a regular file (from a pipe,
 // grown by doubling), and its tape folds what no check reads (see
-// canon.Tape; bench/README.md "issue 25 item 3"). Lines are parsed and
-// validated on opt.Jobs
+// canon.Tape, and bench/README.md "2026-12-01, night: issue 25 item 3, one
+// large frame"). Lines are parsed and validated on opt.Jobs
 // goroutines; emit is called from the calling goroutine, in line order,
 // with end-of-file findings last (ordered by line).
 //
