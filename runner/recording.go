@@ -51,11 +51,12 @@ type RecordingOptions struct {
 	// reading and emitting (read, not yet reported), each time that
 	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line when a
 	// line is longer (it is read on its own, into memory of its size when
-	// the reader is a regular file, and not copied again). It is called from the reading
-	// and the calling goroutine, one call at a time. A caller uses it to
-	// let its memory bound follow the line in flight (conform validate's
-	// soft memory limit), so that one large line is not checked under a
-	// bound it cannot fit in (a collection after every few MiB).
+	// the reader is a regular file, and not copied again). It is called
+	// from the reading and the calling goroutine, one call at a time. A
+	// caller uses it to let its memory bound follow the line in flight
+	// (conform validate's soft memory limit), so that one large line is not
+	// checked under a bound it cannot fit in (a collection after every few
+	// MiB).
 	InFlight func(bytes int64)
 }
 
@@ -186,9 +187,9 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 
 // Sizes of the pipeline: lines are read in chunks of chunkSize bytes
 // (a longer line gets a chunk of its own: readLong), and at most window
-// chunks' worth of bytes per worker are between the reader and emit. A window of 4
-// held 15-20 MiB live at 1M frames (the chunks' tapes and results); 1 is as
-// fast here and holds a quarter (bench/README.md).
+// chunks' worth of bytes per worker are between the reader and emit. A
+// window of 4 held 15-20 MiB live at 1M frames (the chunks' tapes and
+// results); 1 is as fast here and holds a quarter (bench/README.md).
 const (
 	chunkSize = 256 << 10
 	window    = 1

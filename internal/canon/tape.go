@@ -41,8 +41,10 @@ import (
 // Readers reach the elements or members of a container only through
 // [Tape.First] (or Member, Value), which may append to Nodes: a *Node
 // taken before keeps its Kind, Len, Str, Key and Next, but points into the
-// old array. A caller may cut Nodes back to a length it had before an
-// Append, which drops that text and everything put on the tape after it.
+// old array. A caller may cut Nodes back to a length it had between two
+// calls of the tape's methods (before an Append, say), which drops what
+// was put on the tape since: a folded container unfolded since is unfolded
+// again when it is read (its fold record's spare node tells).
 type Tape struct {
 	Nodes []Node
 	// folds are the fold records of the folded texts on the tape, per text
