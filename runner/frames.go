@@ -109,7 +109,13 @@ func (s *session) frame(ln proc.Line) any {
 		req.first = s.seen
 	}
 	if c.Outcome(v) == envelope.Success {
-		if sch := p.byMethod[req.method]; sch != nil {
+		sch, err := p.byMethod.get(req.method)
+		if err != nil {
+			// Not reached for a suite that loaded (see methodSchemas);
+			// never a silent pass.
+			o.add(FindingReplyBodySchema, SchemaViolation, "reply to %s: its reply schema does not compile: %v", req.method, err)
+		}
+		if sch != nil {
 			for _, vi := range sch.Validate(v) {
 				o.add(FindingReplyBodySchema, SchemaViolation, "reply to %s: %s", req.method, vi)
 			}
@@ -296,7 +302,7 @@ func (p *plan) declared(sent map[string]*request) compare.Declared {
 			return false
 		}
 		if req := sent[envelope.Key(id)]; req != nil {
-			if sch := p.byMethod[req.method]; sch != nil {
+			if sch, _ := p.byMethod.get(req.method); sch != nil {
 				return sch.Declares(toks, name)
 			}
 		}

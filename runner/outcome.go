@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -462,11 +463,11 @@ func quoteAt(b []byte, at int) string {
 // errorPosition finds the byte offset a strict-reader error names ("at
 // 1:COL", or "at byte offset N"); a stdout line has no LF, so its column
 // is the offset plus one.
-var errorPosition = regexp.MustCompile(`\bat (?:1:(\d+)|byte offset (\d+))\b`)
+var errorPosition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bat (?:1:(\d+)|byte offset (\d+))\b`) })
 
 // errorOffset returns the byte offset err names, or 0.
 func errorOffset(err error) int {
-	m := errorPosition.FindStringSubmatch(err.Error())
+	m := errorPosition().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -50,12 +49,14 @@ type RecordingOptions struct {
 	MaxPending int
 	// InFlight, if set, is told how many bytes of lines are between
 	// reading and emitting (read, not yet reported), each time that
-	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line and
-	// what follows it when a line is longer. It is called from the reading
-	// and the calling goroutine, one call at a time. A caller uses it to
-	// let its memory bound follow the line in flight (conform validate's
-	// soft memory limit), so that one large line is not checked under a
-	// bound it cannot fit in (a collection after every few MiB).
+	// changes: at most about 2 x Jobs chunks of 256 KiB, or one line when a
+	// line is longer (it is read on its own, into memory of its size when
+	// the reader is a regular file, and not copied again). It is called
+	// from the reading and the calling goroutine, one call at a time. A
+	// caller uses it to let its memory bound follow the line in flight
+	// (conform validate's soft memory limit), so that one large line is not
+	// checked under a bound it cannot fit in (a collection after every few
+	// MiB).
 	InFlight func(bytes int64)
 }
 
@@ -114,7 +115,11 @@ type RecordingStats struct {
 // Memory does not grow with the recording: lines are read in chunks, at
 // most a few chunks per worker are in flight, and only pending requests are
 // kept (at most opt.MaxPending; the oldest beyond that is dropped and
-// reported as REPLY_MISSING). Lines are parsed and validated on opt.Jobs
+// reported as REPLY_MISSING). One large line costs about its size: it is
+// read once, into memory of its size from a regular file (from a pipe,
+// grown by doubling), and its tape folds what no check reads (see
+// canon.Tape, and bench/README.md "2026-12-01, night: issue 25 item 3, one
+// large frame"). Lines are parsed and validated on opt.Jobs
 // goroutines; emit is called from the calling goroutine, in line order,
 // with end-of-file findings last (ordered by line).
 //
@@ -133,7 +138,7 @@ type recordingCheck struct {
 	opt       RecordingOptions
 	schemaLoc string
 	root      *schema.Schema
-	byMethod  map[string]*schema.Schema
+	byMethod  *methodSchemas
 	// methods maps each replyBody method name to itself, so pending
 	// requests keep the schema's copy of a method, not the frame's.
 	methods  map[string]string
@@ -174,17 +179,15 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	if c.root, c.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
 	}
-	for m := range c.byMethod {
-		c.methods[m] = m
-	}
+	c.byMethod.names(func(m string) { c.methods[m] = m })
 	return c, nil
 }
 
 // Sizes of the pipeline: lines are read in chunks of chunkSize bytes
-// (longer lines get a chunk of their own), and at most window chunks'
-// worth of bytes per worker are between the reader and emit. A window of 4
-// held 15-20 MiB live at 1M frames (the chunks' tapes and results); 1 is as
-// fast here and holds a quarter (bench/README.md).
+// (a longer line gets a chunk of its own: readLong), and at most window
+// chunks' worth of bytes per worker are between the reader and emit. A
+// window of 4 held 15-20 MiB live at 1M frames (the chunks' tapes and
+// results); 1 is as fast here and holds a quarter (bench/README.md).
 const (
 	chunkSize = 256 << 10
 	window    = 1
@@ -194,6 +197,9 @@ const (
 type chunk struct {
 	first int    // line number of the first line
 	data  []byte // whole lines; the last one may lack its LF at end of input
+	// text, in place of data, is a line longer than a chunk, read on its
+	// own (readLong).
+	text string
 	// tooLarge, when > 0, is the size of the single line this chunk stands
 	// for, which was over MaxLine and not kept.
 	tooLarge int
@@ -343,13 +349,14 @@ func (c *recordingCheck) emit(ch *chunk, emit func(LineFinding)) {
 // order, after taking its weight from win.
 func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool, win *weighted, capacity int, send func(*chunk)) error {
 	line := 1
-	newChunk := func(data []byte, buf *[]byte, tooLarge int) {
-		w := min(max(1, (len(data)+chunkSize-1)/chunkSize), capacity)
+	newChunk := func(data []byte, buf *[]byte, text string, tooLarge int) {
+		size := len(data) + len(text)
+		w := min(max(1, (size+chunkSize-1)/chunkSize), capacity)
 		win.acquire(w)
-		ch := &chunk{first: line, data: data, buf: buf, tooLarge: tooLarge, weight: w, size: int64(len(data)),
+		ch := &chunk{first: line, data: data, buf: buf, text: text, tooLarge: tooLarge, weight: w, size: int64(size),
 			parsed: make(chan struct{}), checked: make(chan struct{})}
 		c.flight(ch.size)
-		if tooLarge > 0 {
+		if tooLarge > 0 || text != "" {
 			line++
 		} else {
 			line += bytes.Count(data, []byte{'\n'})
@@ -368,25 +375,29 @@ func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool,
 		bp := bufs.Get().(*[]byte)
 		buf := append((*bp)[:0], carry...)
 		carry = nil
-		for {
-			for len(buf) < cap(buf) && !eof {
-				n, err := r.Read(buf[len(buf):cap(buf)])
-				buf = buf[:len(buf)+n]
-				if errors.Is(err, io.EOF) {
-					eof = true
-				} else if err != nil {
-					return kiterr.Wrap(kiterr.IO, err, "read recording")
-				}
+		for len(buf) < cap(buf) && !eof {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				return kiterr.Wrap(kiterr.IO, err, "read recording")
 			}
-			if eof || len(buf) > c.opt.MaxLine || bytes.IndexByte(buf, '\n') >= 0 {
-				break
-			}
-			// No line ends in the buffer: grow it, up to just over MaxLine.
-			buf = slices.Grow(buf, max(1, min(cap(buf), c.opt.MaxLine+1-len(buf))))
 		}
-		pooled := cap(buf) == chunkSize
 		if len(buf) == 0 {
+			bufs.Put(bp)
 			break
+		}
+		if !eof && len(buf) <= c.opt.MaxLine && bytes.IndexByte(buf, '\n') < 0 {
+			// No line ends in the buffer: the line is read on its own.
+			text, size, rest, err := c.readLong(r, buf, &eof)
+			bufs.Put(bp)
+			if err != nil {
+				return err
+			}
+			newChunk(nil, nil, text, size)
+			carry = rest
+			continue
 		}
 		if firstLineLen(buf) > c.opt.MaxLine {
 			// Measure the line without keeping it; what follows it is
@@ -395,10 +406,8 @@ func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool,
 			if err != nil {
 				return err
 			}
-			if pooled {
-				bufs.Put(bp)
-			}
-			newChunk(nil, nil, size)
+			bufs.Put(bp)
+			newChunk(nil, nil, "", size)
 			carry = rest
 			continue
 		}
@@ -409,14 +418,99 @@ func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool,
 		if end < len(buf) {
 			carry = bytes.Clone(buf[end:])
 		}
-		if pooled {
-			*bp = buf
-			newChunk(buf[:end], bp, 0)
-		} else {
-			newChunk(buf[:end], nil, 0) // a grown buffer goes to the GC
-		}
+		*bp = buf
+		newChunk(buf[:end], bp, "", 0)
 	}
 	return nil
+}
+
+// readLong reads the rest of a line longer than a chunk, of which buf (a
+// full chunk without LF) is the start, and returns it with its LF (none at
+// the end of input) as text, or when it is over MaxLine its size without
+// LF as tooLarge (it is not kept); rest is what the last read got after
+// the line. The line is kept in memory of its size, when r can tell it
+// (lineSize), and once: the string shares the bytes read (a line grown
+// by doubling held up to twice its size, and the string made of it a
+// copy, for 3x a large frame before it was even parsed).
+func (c *recordingCheck) readLong(r io.Reader, buf []byte, eof *bool) (text string, tooLarge int, rest []byte, err error) {
+	var b strings.Builder
+	b.Grow(lineSize(r, len(buf), c.opt.MaxLine))
+	b.Write(buf)
+	tmp := buf[:cap(buf)] // read into the chunk buffer, now in b
+	for !*eof {
+		n, err := r.Read(tmp)
+		if errors.Is(err, io.EOF) {
+			*eof = true
+		} else if err != nil {
+			return "", 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
+		}
+		part := tmp[:n]
+		lf := bytes.IndexByte(part, '\n')
+		if lf >= 0 && b.Len()+lf > c.opt.MaxLine {
+			return "", b.Len() + lf, bytes.Clone(part[lf+1:]), nil
+		}
+		if lf < 0 && b.Len()+n > c.opt.MaxLine {
+			size, rest, err := skipLine(r, part, eof)
+			return "", b.Len() + size, rest, err
+		}
+		if lf >= 0 {
+			grow(&b, lf+1, c.opt.MaxLine+1)
+			b.Write(part[:lf+1])
+			return b.String(), 0, bytes.Clone(part[lf+1:]), nil
+		}
+		grow(&b, n, c.opt.MaxLine+1)
+		b.Write(part)
+	}
+	return b.String(), 0, nil, nil
+}
+
+// grow makes room for n more bytes in b: twice its capacity, or what it
+// needs, up to limit unless it needs more. A Builder's own growth would
+// take 2 x its capacity + n, and append's a quarter at a time.
+func grow(b *strings.Builder, n, limit int) {
+	if b.Cap()-b.Len() >= n {
+		return
+	}
+	held, c := b.String(), b.Cap()
+	b.Reset()
+	b.Grow(max(len(held)+n, min(2*c, limit)))
+	b.WriteString(held)
+}
+
+// lineSize is the memory to reserve for a line of which have bytes are
+// read: when r is a file that can be read at an offset (a regular file;
+// not a pipe), the line's length with its LF, found by reading ahead
+// with ReadAt without moving r, or else (or when the line is over
+// maxLine, and will not be kept) twice have.
+func lineSize(r io.Reader, have, maxLine int) int {
+	guess := min(2*have, maxLine+1)
+	ra, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	if !ok {
+		return guess
+	}
+	pos, err := ra.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return guess
+	}
+	limit := maxLine + 1 - have
+	tmp := make([]byte, 64<<10)
+	for n := 0; n < limit; {
+		k, err := ra.ReadAt(tmp[:min(len(tmp), limit-n)], pos+int64(n))
+		if lf := bytes.IndexByte(tmp[:k], '\n'); lf >= 0 {
+			return have + n + lf + 1
+		}
+		n += k
+		if errors.Is(err, io.EOF) {
+			return have + n // the line ends the input
+		}
+		if err != nil || k == 0 {
+			return guess
+		}
+	}
+	return guess
 }
 
 // firstLineLen is the length of buf's first line without its LF.
@@ -494,11 +588,15 @@ func (c *recordingCheck) parse(ch *chunk, sk *skeleton) {
 		ch.results = []lineResult{{line: ch.first, findings: []Finding{c.tooLarge(ch.tooLarge)}}}
 		return
 	}
-	// One string for the chunk: the tape's strings are substrings of it.
-	src := string(ch.data)
+	// One string for the chunk: the tape's strings are substrings of it
+	// (a line read on its own is one already).
+	src := ch.text
+	if ch.data != nil {
+		src = string(ch.data)
+	}
 	ch.tape = c.tapes.Get().(*canon.Tape)
 	// At most one result a line: sized once, not grown.
-	ch.results = make([]lineResult, 0, bytes.Count(ch.data, []byte{'\n'})+1)
+	ch.results = make([]lineResult, 0, strings.Count(src, "\n")+1)
 	num, off := ch.first, 0
 	for off < len(src) {
 		end := strings.IndexByte(src[off:], '\n')
@@ -507,12 +605,15 @@ func (c *recordingCheck) parse(ch *chunk, sk *skeleton) {
 		} else {
 			end += off
 		}
-		ln := ch.data[off:end]
+		var ln []byte // the line's bytes; nil for a text chunk (line makes them if needed)
+		if ch.data != nil {
+			ln = ch.data[off:end]
+		}
 		ch.lines++
-		if len(ln) > c.opt.MaxLine {
+		if end-off > c.opt.MaxLine {
 			ch.frames++
-			ch.results = append(ch.results, lineResult{line: num, findings: []Finding{c.tooLarge(len(ln))}})
-		} else if !isBlank(ln) {
+			ch.results = append(ch.results, lineResult{line: num, findings: []Finding{c.tooLarge(end - off)}})
+		} else if !isBlank(src[off:end]) {
 			ch.frames++
 			if res, ok := c.line(ch.tape, sk, src[off:end], ln, num); ok {
 				ch.results = append(ch.results, res)
@@ -536,7 +637,7 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 	mark := len(tp.Nodes)
 	root, read := tp.Append(src)
 	if !read {
-		return c.lineAny(ln, res)
+		return c.lineAny(lineBytes(ln, src), res)
 	}
 	keep := false
 	defer func() {
@@ -545,7 +646,7 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 		}
 	}()
 	if tp.Nodes[root].Kind != canon.Object {
-		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(ln)})
+		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(lineBytes(ln, src))})
 		return res, true
 	}
 	sk.reset()
@@ -574,6 +675,15 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 		res.tape, res.root = tp, root
 	}
 	return res, true
+}
+
+// lineBytes is ln, or for a line read on its own (no ln) a copy of src,
+// made only to report a fault.
+func lineBytes(ln []byte, src string) []byte {
+	if ln != nil {
+		return ln
+	}
+	return []byte(src)
 }
 
 // classify returns the frame's class, or ok false for a frame passed over
@@ -701,7 +811,7 @@ func tapeAt(t *canon.Tape, i int, tokens []string) int {
 			if !ok || k >= int(n.Len) {
 				return -1
 			}
-			i++
+			i = t.First(i)
 			for range k {
 				i = int(t.Nodes[i].Next)
 			}
@@ -759,8 +869,8 @@ func (c *recordingCheck) lineAny(ln []byte, res lineResult) (lineResult, bool) {
 	return res, true
 }
 
-func isBlank(b []byte) bool {
-	for _, c := range b {
+func isBlank(b string) bool {
+	for _, c := range []byte(b) {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return false
 		}
@@ -813,7 +923,14 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 				}
 				st.Matched++
 				if res.frame != nil || res.tape != nil {
-					if sch := c.byMethod[req.method]; sch != nil {
+					sch, err := c.byMethod.get(req.method)
+					if err != nil {
+						// Not reached for a suite that loaded (see
+						// methodSchemas); never a silent pass.
+						res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
+							Message: clip(fmt.Sprintf("reply to %s: its reply schema does not compile: %v", req.method, err))})
+					}
+					if sch != nil {
 						res.body, res.reqMethod, res.reqLine = sch, req.method, req.line
 						needBodies = true
 						st.BodiesChecked++

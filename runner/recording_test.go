@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -318,6 +319,75 @@ func TestValidateRecordingErrors(t *testing.T) {
 	}
 	if _, err := runner.ValidateRecording(context.Background(), s, 9, strings.NewReader(rec), runner.RecordingOptions{}, func(runner.LineFinding) {}); runner.CodeOf(err) != "VERSION_UNKNOWN" {
 		t.Errorf("version 9: %v, want VERSION_UNKNOWN", err)
+	}
+}
+
+// Lines longer than a chunk are read on their own: sized ahead from a
+// reader that can read at an offset, grown from one that cannot (a pipe),
+// with the same findings either way and with reads of any size; their
+// tapes are folded, and what a check reads of them is unfolded (a reply
+// body checked against its method's schema, one that fails it).
+func TestValidateRecordingLongLines(t *testing.T) {
+	t.Parallel()
+	s, err := runner.Open(conform.Suite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := func(n int, extra string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":[%d,{"a":"\u00e9"}],`, i, i)
+		}
+		b.WriteString(extra + `"end":0}`)
+		return b.String()
+	}
+	obj := members(30000, "") // about 720 KB
+	passOver := `{"type":"user","message":{"content":[` + obj + `,` + obj + `]}}`
+	bigReq := `{"type":"control_request","request_id":"b","request":{"subtype":"can_use_tool","tool_name":"Bash","input":` + obj + `}}`
+	allowBig := `{"type":"control_response","response":{"subtype":"success","request_id":"b","response":{"behavior":"allow","updatedInput":` + obj + `}}}`
+	badBig := `{"type":"control_response","response":{"subtype":"success","request_id":"c","response":{"behavior":"perhaps","updatedInput":` + obj + `}}}`
+	lines := []string{
+		setModelReq, passOver, bigReq, canUseReq, allowBig, setModelReply, badBig,
+		`{"type":"user","message":{"content":` + members(30000, `"k7":1,`) + `}}`, // duplicate name
+		`{"type":"user","message":{"content":` + members(30000, `"k\u0037":1,`) + `}}`,
+		strings.Repeat(" ", 300<<10) + initReq, initEmpty,
+		`{"type":"user","message":{"content":"` + strings.Repeat("x", 2<<20) + `"}}`, // over MaxLine below
+		`[` + obj + `]`, passOver,
+	}
+	rec := strings.Join(lines, "\n") // no LF after the last line
+	opt := runner.RecordingOptions{MaxLine: 1 << 21, Complete: true}
+	run := func(r io.Reader) (string, runner.RecordingStats) {
+		var b strings.Builder
+		st, err := runner.ValidateRecording(context.Background(), s, 1, r, opt, func(f runner.LineFinding) {
+			fmt.Fprintf(&b, "%d %v %s %q: %s\n", f.Line, f.EOF, f.Code, f.Status, f.Message)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), st
+	}
+	want, st := run(strings.NewReader(rec))
+	var codes []string
+	for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
+		f := strings.Fields(l)
+		codes = append(codes, f[0]+" "+f[2])
+	}
+	wantCodes := []string{"7 REPLY_BODY_SCHEMA", "8 FRAME_DUPLICATE_KEY", "9 FRAME_DUPLICATE_KEY", "11 REPLY_BODY_SCHEMA", "12 FRAME_TOO_LARGE", "13 FRAME_NOT_OBJECT"}
+	if diff := cmp.Diff(wantCodes, slices.Compact(codes)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\nall:\n%.2000s", diff, want)
+	}
+	if st.Lines != len(lines) || st.Matched != 4 || st.BodiesChecked != 4 {
+		t.Errorf("stats %+v: want %d lines, 4 replies matched and checked", st, len(lines))
+	}
+	for name, r := range map[string]io.Reader{
+		"pipe":         struct{ io.Reader }{strings.NewReader(rec)},
+		"half reads":   iotest.HalfReader(strings.NewReader(rec)),
+		"split in two": io.MultiReader(strings.NewReader(rec[:len(rec)/3]), strings.NewReader(rec[len(rec)/3:])),
+	} {
+		if got, _ := run(r); got != want {
+			t.Errorf("%s: findings differ from a reader read at an offset (-want +got):\n%.3000s", name, cmp.Diff(want, got))
+		}
 	}
 }
 

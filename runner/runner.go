@@ -283,7 +283,7 @@ type plan struct {
 	// byMethod holds the replyBody schema of each method (envelope
 	// replyBody), which a success reply to a request of that method must
 	// satisfy.
-	byMethod map[string]*schema.Schema
+	byMethod *methodSchemas
 	rules    []normalize.Rule
 	conf     *compare.Rules
 	// passOver and tolerate are the version's frame rules, peer its
@@ -634,31 +634,18 @@ func envValues(env map[string]string) []string {
 }
 
 // compileSchemas compiles the version's root schema (every kept or
-// tolerated frame) and its replyBody entries (a success reply, by the
-// method of the request it answers), as run and validate check them, with
-// the envelope's discriminators. Errors: those of schema.Set.Compile,
-// SUITE_NOT_FOUND and SCHEMA_INVALID.
-func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, byMethod map[string]*schema.Schema, err error) {
-	disc := ver.Env().Discriminators()
+// tolerated frame) and gives its replyBody entries (a success reply, by the
+// method of the request it answers; see methodSchemas for when each is
+// compiled), as run and validate check them, with the envelope's
+// discriminators. Errors: those of schema.Set.Compile, SUITE_NOT_FOUND and
+// SCHEMA_INVALID.
+func compileSchemas(s *Suite, ver *suite.Version) (root *schema.Schema, byMethod *methodSchemas, err error) {
 	if root, err = s.Schemas.Compile(ver.Schema); err != nil {
 		return nil, nil, err
 	}
-	root = root.WithDiscriminators(disc)
-	body := ver.Env().ReplyBody()
-	if body == "" {
-		return root, nil, nil
-	}
-	methods, err := memberNamesIn(s, ver.Schema, body)
-	if err != nil {
+	root = root.WithDiscriminators(ver.Env().Discriminators())
+	if byMethod, err = newMethodSchemas(s, ver); err != nil {
 		return nil, nil, err
-	}
-	byMethod = make(map[string]*schema.Schema, len(methods))
-	for _, m := range methods {
-		sch, err := s.Schemas.Compile(ver.Schema + body + "/" + canon.EscapePointer(m))
-		if err != nil {
-			return nil, nil, err
-		}
-		byMethod[m] = sch.WithDiscriminators(disc)
 	}
 	return root, byMethod, nil
 }

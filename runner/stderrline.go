@@ -3,6 +3,7 @@ package runner
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // errorLine matches a stderr line that states an error in the forms
@@ -11,7 +12,9 @@ import (
 // traceback), "Exception in thread ..." and "Error: Could not find or load
 // main class" (Java), "panic: ..." (Go), "thread 'main' panicked at"
 // (Rust), "error: ..." and "fatal: ..." (many CLIs).
-var errorLine = regexp.MustCompile(`(?i)^\s*(?:[\w.$]*(?:error|exception)\b\s*:|(?:error|fatal|panic)\b|exception in thread\b)|\bpanicked at\b`)
+var errorLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:[\w.$]*(?:error|exception)\b\s*:|(?:error|fatal|panic)\b|exception in thread\b)|\bpanicked at\b`)
+})
 
 // stderrLine returns the line of an IUT's stderr tail that says why it
 // stopped, quoted: the first line that states an error ([errorLine]), else
@@ -26,7 +29,7 @@ func stderrLine(s string) string {
 		if ln == "" {
 			continue
 		}
-		if errorLine.MatchString(ln) {
+		if errorLine().MatchString(ln) {
 			return quote([]byte(ln))
 		}
 		last = ln

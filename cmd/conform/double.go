@@ -9,15 +9,15 @@ import (
 )
 
 // agentDoubleCommand is the spawned mode of the control protocol
-// (runner.Config.Spawn): the agent double played by this binary (the same
-// executable as [referenceCommand]), found by a host as the CLI is, as
-// claude on its PATH or in CONFORM_AGENT ([double.Command], [double.EnvVar]).
+// (runner.Config.Spawn): the agent double played by this binary
+// ([selfCommand]), found by a host as the CLI is, as claude on its PATH or
+// in CONFORM_AGENT ([double.Command], [double.EnvVar]).
 func agentDoubleCommand() (*runner.Spawn, error) {
-	ref, err := referenceCommand("agent", 1)
+	self, err := selfCommand()
 	if err != nil {
 		return nil, err
 	}
-	return &runner.Spawn{Argv: []string{ref[0], "agent-double"}, Name: double.Command, Env: double.EnvVar}, nil
+	return &runner.Spawn{Argv: []string{self, "agent-double"}, Name: double.Command, Env: double.EnvVar}, nil
 }
 
 // cmdAgentDouble is the hidden "agent-double" command ([double.Main]).

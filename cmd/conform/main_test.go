@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -45,12 +47,48 @@ func (t tests) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	testCache = dir
+	testReference = buildReference(dir)
+	if testReference != "" {
+		// For the tests that start conform themselves (childBin).
+		os.Setenv(referenceEnv, testReference)
+	}
 	testpar.Widen(4)
 	return t.m.Run()
 }
 
 // testCache is the index cache directory the scripts share (tests.Run).
 var testCache string
+
+// testReference is a conform-reference binary built once for the tests
+// (buildReference), given to the conform they start as CONFORM_REFERENCE
+// ([referenceEnv]), or "" when it could not be built. The scripts and
+// tests start the built-in reference about 700 times; as the test binary
+// re-executed, each start cost about 11 ms of CPU, 9 of them the JSON
+// Schema validator's initialisation, which the reference never uses. The
+// reference's behaviour is the same code either way (reference.Main; CI
+// stage 20 requires byte-identical output from both), and
+// testdata/script/run_reference.txtar runs the re-executed path itself.
+var testReference string
+
+// buildReference builds cmd/conform-reference into dir with the go
+// command that runs the tests and returns its path, or "" with the reason
+// on stderr (the tests then re-execute conform, only slower).
+func buildReference(dir string) string {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cmd/conform tests: the reference re-executes conform: %v\n", err)
+		return ""
+	}
+	exe := filepath.Join(dir, "conform-reference")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	if out, err := exec.Command(goCmd, "build", "-o", exe, "github.com/conform-kit/conform/cmd/conform-reference").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "cmd/conform tests: the reference re-executes conform: go build conform-reference: %v\n%s", err, out)
+		return ""
+	}
+	return exe
+}
 
 // TestScripts runs the CLI scenarios in testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
@@ -64,6 +102,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SUITE", root) // the repository's suite, for copies
 			env.Setenv("CONFORM_CACHE", testCache)
+			env.Setenv(referenceEnv, testReference)
 			return nil
 		},
 		// [root]: the test runs as root (mknod, cgroups).

@@ -330,7 +330,7 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	self, err := referenceCommand("host", 1)
+	self, err := selfCommand()
 	if err != nil {
 		return err
 	}
@@ -342,9 +342,9 @@ func useRealAgent(cfg *runner.Config, dir string, stderr io.Writer) error {
 				cmd[0] = abs
 			}
 		}
-		cfg.Command = append([]string{self[0], "host-adapter", "--"}, cmd...)
+		cfg.Command = append([]string{self, "host-adapter", "--"}, cmd...)
 	}
-	cfg.Spawn = &runner.Spawn{Argv: []string{self[0], "agent-tap", "--cli", prof.Command[0]}, Name: double.Command, Env: double.EnvVar}
+	cfg.Spawn = &runner.Spawn{Argv: []string{self, "agent-tap", "--cli", prof.Command[0]}, Name: double.Command, Env: double.EnvVar}
 	// Fail fast reads the agent double's session records, which the tap in
 	// front of the real CLI does not write: every vector runs.
 	cfg.NoFailFast = true

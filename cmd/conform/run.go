@@ -249,21 +249,55 @@ func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
 	return s, err
 }
 
-// referenceCommand re-executes this binary as the reference implementation.
-// It uses argv[0] as invoked (resolved through PATH), so a binary reached
-// through a link or a test harness re-executes as itself, then falls back to
-// os.Executable.
+// referenceEnv names the environment variable that gives the built-in
+// reference as a binary of its own: a conform-reference (cmd/conform-reference,
+// reference.Main, the same code as `conform reference`), which starts in
+// about 2 ms of CPU instead of 11 (no JSON Schema validator to
+// initialize; bench/README.md). The commands that run the reference when
+// given no IUT (run, golden --update, matrix, certify) start it instead of
+// re-executing conform. Unset or empty: conform re-executes itself.
+const referenceEnv = "CONFORM_REFERENCE"
+
+// referenceCommand is the reference implementation's command for role and
+// version: the binary referenceEnv names (an absolute path, or a name
+// looked up on PATH), else this binary's `reference` command
+// ([selfCommand]). Errors: IUT_START (referenceEnv names nothing that
+// runs, or this binary cannot be found).
 func referenceCommand(role string, version int) ([]string, error) {
+	flags := []string{"--role", role, "--version", strconv.Itoa(version)}
+	if ref := os.Getenv(referenceEnv); ref != "" {
+		exe, err := exec.LookPath(ref)
+		if err == nil {
+			exe, err = filepath.Abs(exe)
+		}
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.IUTStart, err, "%s=%q", referenceEnv, ref)
+		}
+		return append([]string{exe}, flags...), nil
+	}
+	exe, err := selfCommand()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{exe, "reference"}, flags...), nil
+}
+
+// selfCommand returns the path of this binary, for commands that
+// re-execute it (the reference, the agent double, the host adapter). It
+// uses argv[0] as invoked (resolved through PATH), so a binary reached
+// through a link or a test harness re-executes as itself, then falls back
+// to os.Executable. Errors: IUT_START.
+func selfCommand() (string, error) {
 	exe, err := exec.LookPath(os.Args[0])
 	if err == nil {
 		exe, err = filepath.Abs(exe)
 	}
 	if err != nil {
 		if exe, err = os.Executable(); err != nil {
-			return nil, kiterr.Wrap(kiterr.IUTStart, err, "find the conform binary")
+			return "", kiterr.Wrap(kiterr.IUTStart, err, "find the conform binary")
 		}
 	}
-	return []string{exe, "reference", "--role", role, "--version", strconv.Itoa(version)}, nil
+	return exe, nil
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -368,7 +402,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// this suite by this binary found valid is not checked again (the
 	// index cache, internal/suite/cache.go).
 	cacheDir, kit := indexCache()
-	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit})
+	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: *suiteDir == ""})
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -160,6 +160,7 @@ func TestTutorial(t *testing.T) {
 			env.Setenv("GOPROXY", "off")
 			env.Setenv("GOFLAGS", "")
 			env.Setenv("CONFORM_CACHE", testCache)
+			env.Setenv(referenceEnv, testReference)
 			return os.Symlink(filepath.Join(root, "examples"), filepath.Join(env.WorkDir, "examples"))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

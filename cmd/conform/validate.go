@@ -28,8 +28,13 @@ const (
 	validateLimit = 24 << 20
 	// validatePerByte is how much the limit grows per byte of lines in
 	// flight beyond validateLimit's share: what checking a line may hold
-	// for each of its bytes (its copy, its tape: up to 35x for an array of
-	// small objects; its maps for an object of more than 256 members).
+	// for each of its bytes. A valid large line holds about 2x (itself,
+	// read once into memory of its size; the name sets of its large
+	// objects; the nodes of what the schema reads: canon.Tape folds the
+	// rest), but one the schema reads all of holds up to 13x (the nodes
+	// of an array of small objects) and an invalid one is read again into
+	// maps for its messages (up to 35x), which this keeps from being
+	// checked under a limit it cannot fit in.
 	validatePerByte = 40
 	// validateShare is the bytes of lines in flight validateLimit is for.
 	validateShare = 2 << 20

@@ -106,6 +106,7 @@ func TestWritingASuite(t *testing.T) {
 			env.Setenv("GOPROXY", "off")
 			env.Setenv("GOFLAGS", "")
 			env.Setenv("CONFORM_CACHE", testCache)
+			env.Setenv(referenceEnv, testReference)
 			if slow {
 				// npm's cache and cargo's registry and toolchains are there.
 				env.Setenv("HOME", home)

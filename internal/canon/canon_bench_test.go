@@ -3,6 +3,7 @@ package canon_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -129,6 +130,56 @@ func BenchmarkTape(b *testing.B) {
 					n = 0
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkTapeLargeFrame measures the tape reader on the large frames of
+// bench/run.sh section c (an object of 1.6M members and an array of 1M
+// small objects, in a pass-over message), read as validate reads them:
+// the text appended (checked, folded), then the members on the way to the
+// content. B/op over the frame's size is the tape's memory per byte of
+// input (B/byte); the text itself is not counted (the caller holds it).
+func BenchmarkTapeLargeFrame(b *testing.B) {
+	var obj, arr bytes.Buffer
+	obj.WriteString("{")
+	for i := range 1600000 {
+		if i > 0 {
+			obj.WriteByte(',')
+		}
+		fmt.Fprintf(&obj, `"k%d":0`, i)
+	}
+	obj.WriteString("}")
+	arr.WriteString("[")
+	for i := range 1000000 {
+		if i > 0 {
+			arr.WriteByte(',')
+		}
+		arr.WriteString(`{"a":1}`)
+	}
+	arr.WriteString("]")
+	for _, c := range []struct {
+		name    string
+		content string
+	}{{"object-1.6M", obj.String()}, {"array-1M", arr.String()}} {
+		frame := `{"type":"user","message":{"content":` + c.content + `}}`
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(frame)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				var tp canon.Tape // a large frame's tape is its own
+				root, ok := tp.Append(frame)
+				if !ok {
+					b.Fatal("not read")
+				}
+				if tp.Member(root, "type") < 0 || tp.Member(tp.Member(root, "message"), "content") < 0 {
+					b.Fatal("members not found")
+				}
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(frame)), "B/byte")
 		})
 	}
 }

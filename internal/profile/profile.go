@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -129,7 +130,7 @@ func Load(dir string) (*Profile, error) {
 		p.timeout = d
 	}
 	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}} {
-		if u.value != "" && !webURL.MatchString(u.value) {
+		if u.value != "" && !webURL().MatchString(u.value) {
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not an http or https URL", filepath.Join(abs, File), u.member, u.value)
 		}
 	}
@@ -245,13 +246,13 @@ func CacheDir() string {
 	return filepath.Join(home, ".cache", "conform")
 }
 
-var varRE = regexp.MustCompile(`\$\{([A-Z_]+)\}`)
+var varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z_]+)\}`) })
 
 // webURL is the form of source and issues (report.schema.json URL).
-var webURL = regexp.MustCompile(`^https?://[^\s"<>]+$`)
+var webURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^https?://[^\s"<>]+$`) })
 
 func expand(s string, vars map[string]string) string {
-	return varRE.ReplaceAllStringFunc(s, func(m string) string {
+	return varRE().ReplaceAllStringFunc(s, func(m string) string {
 		if v, ok := vars[m[2:len(m)-1]]; ok {
 			return v
 		}

@@ -1422,6 +1422,10 @@ func (c *choice) count(v any) int {
 
 // The same evaluator over a value on a canon.Tape, which a recording's
 // lines are read into: no maps or interfaces are built for a valid line.
+// The elements and members of a container are reached through t.First
+// and t.Member, which unfold a folded container of a large line (only
+// what the schema looks at is put on the tape); both may grow t.Nodes, so
+// a *canon.Node held across them is only read, never written.
 
 var kindType = [...]typeMask{canon.Null: tNull, canon.False: tBool, canon.True: tBool,
 	canon.Number: tNumber, canon.String: tString, canon.Array: tArray, canon.Object: tObject}
@@ -1549,9 +1553,9 @@ func (n *fastNode) objectT(t *canon.Tape, i int) bool {
 		}
 	}
 	if n.uneval != nil || n.propNames != nil {
-		j := i + 1
+		j := t.First(i)
 		for range size {
-			m := &t.Nodes[j]
+			m := &t.Nodes[j] // okT may grow t.Nodes: m is only read (see canon.Tape)
 			if n.propNames != nil && !n.propNames.ok(m.Key) {
 				return false
 			}
@@ -1569,7 +1573,7 @@ func (n *fastNode) objectT(t *canon.Tape, i int) bool {
 		}
 		return true
 	}
-	j := i + 1
+	j := t.First(i)
 	for range size {
 		m := &t.Nodes[j]
 		evaluated := false
@@ -1612,7 +1616,7 @@ func (n *fastNode) arrayT(t *canon.Tape, i int) bool {
 			}
 		}
 	}
-	j := i + 1
+	j := t.First(i)
 	for k := range size {
 		switch {
 		case k < len(n.prefix):
@@ -1650,7 +1654,7 @@ func equalT(t *canon.Tape, i int, v any) bool {
 		if !ok || len(arr) != int(nd.Len) {
 			return false
 		}
-		j := i + 1
+		j := t.First(i)
 		for _, e := range arr {
 			if !equalT(t, j, e) {
 				return false
@@ -1663,7 +1667,7 @@ func equalT(t *canon.Tape, i int, v any) bool {
 	if !ok || len(obj) != int(nd.Len) {
 		return false
 	}
-	j := i + 1
+	j := t.First(i)
 	for range nd.Len {
 		e, ok := obj[t.Nodes[j].Key]
 		if !ok || !equalT(t, j, e) {

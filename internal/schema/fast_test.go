@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -66,7 +67,13 @@ func checkAgreesTaped(t testing.TB, sch *Schema, x *taped, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := lib.Validate(x.v) == nil
+	checkFastAnswers(t, sch, x, what, lib.Validate(x.v) == nil)
+}
+
+// checkFastAnswers checks that sch's fast evaluator, on the value and on
+// its tape, and ValidTape, all answer full: the library's verdict on x.
+func checkFastAnswers(t testing.TB, sch *Schema, x *taped, what string, full bool) {
+	t.Helper()
 	if sch.fast == nil {
 		return
 	}
@@ -345,6 +352,94 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The tape evaluator decides every suite frame as the library does when
+// the frame's tape is folded: each frame spread with 64 KiB of spaces after
+// every '{' and '[' (so that each container is folded, canon's foldSpan)
+// and after the value (so that the text is, foldFrom), then checked
+// against the v1 and v2 roots and every ReplyBySubtype entry, all on one
+// tape, which each check unfolds as far as it reads.
+func TestFastAgreesOnFoldedFrames(t *testing.T) {
+	t.Parallel()
+	fsys := suiteFS(t)
+	set := NewSet(fsys)
+	var hot []*Schema
+	for _, file := range []string{"schemas/control.v1.json", "schemas/control.v2.json"} {
+		doc, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var top struct {
+			Defs map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"$defs"`
+		}
+		if err := json.Unmarshal(doc, &top); err != nil {
+			t.Fatal(err)
+		}
+		locs := []string{file}
+		for st := range top.Defs["ReplyBySubtype"].Properties {
+			locs = append(locs, file+"#/$defs/ReplyBySubtype/properties/"+canon.EscapePointer(st))
+		}
+		slices.Sort(locs)
+		for _, loc := range locs {
+			sch, err := set.Compile(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hot = append(hot, sch)
+		}
+	}
+	pad := strings.Repeat(" ", 64<<10)
+	checked := 0
+	for _, f := range suiteFrames(t, fsys) {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spread strings.Builder
+		in, esc := false, false // in a string; after its backslash
+		for _, c := range b {
+			spread.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case in && c == '\\':
+				esc = true
+			case c == '"':
+				in = !in
+			case !in && (c == '{' || c == '['):
+				spread.WriteString(pad)
+			}
+		}
+		spread.WriteString(strings.Repeat(pad, 4))
+		var tp canon.Tape
+		root, ok := tp.Append(spread.String())
+		if !ok {
+			t.Fatalf("spread frame %.200s not read onto a tape", b)
+		}
+		if len(tp.Nodes) != 1 {
+			t.Fatalf("spread frame %.200s: %d nodes, want the folded root alone", b, len(tp.Nodes))
+		}
+		for _, sch := range hot {
+			lib, err := sch.libSchema()
+			if err != nil {
+				t.Fatal(err)
+			}
+			full := lib.Validate(f) == nil
+			if sch.fast != nil && sch.fast.okT(&tp, root) != full {
+				t.Fatalf("%s: folded frame %.200s: tape fast path says valid=%v, library %v", sch.Loc, b, !full, full)
+			}
+			checked++
+		}
+		if !reflect.DeepEqual(tp.Value(root), f) {
+			t.Fatalf("folded frame %.200s: Value differs", b)
+		}
+	}
+	if checked < 100 {
+		t.Errorf("checked %d frame and schema pairs: the suite's frames were not found", checked)
 	}
 }
 

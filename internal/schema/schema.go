@@ -85,6 +85,9 @@ func NewSet(fsys fs.FS) *Set { return newSet(fsys, BaseURL) }
 // outside the subset a location compiles at Compile as with NewSet.
 func NewCheckedSet(fsys fs.FS) *Set { return newSet(fsys, checkedBaseURL) }
 
+// Checked reports whether s is a [NewCheckedSet].
+func (s *Set) Checked() bool { return s.base == checkedBaseURL }
+
 func newSet(fsys fs.FS, base string) *Set {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)

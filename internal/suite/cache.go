@@ -40,8 +40,19 @@ import (
 // checked as without a cache; an unreadable or malformed cache file is
 // ignored and written again.
 //
-// One file per key: <Cache>/index-<hex>.txt, a header line, then one line
-// per valid vector file: "<sha256> <kind> <role or -> <level> <path>". It
+// A suite whose files cannot change while the kit exists (Options.Immutable:
+// the suite embedded in the binary, which CacheKit identifies) is checked
+// once per kit: the cache file records that Load's walk found every
+// covered file listed and matching (the line "verified"), and its entries'
+// SHA-256s are then the files' own, since the same kit read the same
+// bytes. A later Load neither walks nor hashes the files, and VectorIndex
+// takes a vector the cache vouches for without reading it (its digest is
+// checked against MANIFEST.sha256 from the entry). A suite with any
+// problem is never marked, so it is checked, and reported, every time.
+//
+// One file per key: <Cache>/index-<hex>.txt, a header line, the line
+// "verified" when it is, then one line per valid vector file:
+// "<sha256> <kind> <role or -> <level> <path>". It
 // is written whole to a temporary file and renamed, so concurrent runs
 // never read half of one; the directory keeps the cacheFiles most recently
 // written.
@@ -49,6 +60,9 @@ type indexCache struct {
 	file string
 	// hit: the file was there and well-formed (suite.json passed Load).
 	hit bool
+	// verified: the file records that Load found every covered file
+	// listed and matching (see markVerified).
+	verified bool
 
 	mu      sync.Mutex
 	entries map[string]cacheEntry // by suite path; nil once released
@@ -60,7 +74,11 @@ type cacheEntry struct {
 	kind, role, level string
 }
 
-const cacheHeader = "conform suite index 1"
+const cacheHeader = "conform suite index 2"
+
+// cacheVerified is the line after the header of a cache file whose suite
+// passed every check of Load's walk (see markVerified).
+const cacheVerified = "verified"
 
 // cacheFiles is how many index files the cache directory keeps (each
 // suite state, kit and suite.json has its own; an edited suite makes a new
@@ -68,14 +86,21 @@ const cacheHeader = "conform suite index 1"
 const cacheFiles = 32
 
 // openCache finds the cache file of this suite.json for this kit, and
-// reads it when it is there.
-func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string) *indexCache {
+// reads it when it is there. meta is nil when the meta-schemas are the
+// kit's own (Options.MetaChecked), which kit identifies. An immutable
+// suite (Options.Immutable) has cache files of its own: its entries'
+// SHA-256s are trusted as the files' own, so they are never mixed with
+// those of a directory holding the same suite.json and manifest.
+func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string, immutable bool) *indexCache {
 	if digest == "" {
 		return nil // no MANIFEST.sha256 read: nothing to key by
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", cacheHeader, kit)
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00", cacheHeader, kit, immutable)
 	for _, name := range []string{SuiteSchemaFile, VectorSchemaFile} {
+		if meta == nil {
+			break
+		}
 		b, err := fs.ReadFile(meta, name)
 		if err != nil {
 			return nil
@@ -102,7 +127,14 @@ func (c *indexCache) load() {
 	if !sc.Scan() || sc.Text() != cacheHeader {
 		return
 	}
-	for sc.Scan() {
+	// About 90 bytes a line: no rehashing while the entries are read.
+	c.entries = make(map[string]cacheEntry, len(data)/80)
+	verified := false
+	for first := true; sc.Scan(); first = false {
+		if first && sc.Text() == cacheVerified {
+			verified = true
+			continue
+		}
 		f := strings.SplitN(sc.Text(), " ", 5)
 		var e cacheEntry
 		if len(f) != 5 || len(f[0]) != 64 {
@@ -122,7 +154,9 @@ func (c *indexCache) load() {
 	c.hit = sc.Err() == nil
 	if !c.hit {
 		clear(c.entries)
+		return
 	}
+	c.verified = verified
 }
 
 // release drops the entries once an index is built (about 200 bytes a
@@ -155,6 +189,40 @@ func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 	}
 	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
 	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}, true
+}
+
+// trusted returns the vector the cache vouches for under name whatever the
+// file's bytes are now, and the SHA-256 of the bytes it was read with: only
+// for a suite whose files cannot change ([Options.Immutable]), where that
+// is the SHA-256 the file has.
+func (c *indexCache) trusted(name string) (*Vector, [32]byte, bool) {
+	if c == nil {
+		return nil, [32]byte{}, false
+	}
+	c.mu.Lock()
+	if c.entries == nil {
+		c.load()
+	}
+	e, ok := c.entries[name]
+	c.mu.Unlock()
+	if !ok {
+		return nil, [32]byte{}, false
+	}
+	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
+	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}, e.sum, true
+}
+
+// markVerified records that Load's walk found every covered file listed
+// and matching, and none missing, for a suite whose files cannot change.
+func (c *indexCache) markVerified() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.verified {
+		c.verified, c.dirty = true, true
+	}
 }
 
 // add records that v, read with these bytes (sum), loaded and passed every
@@ -194,6 +262,9 @@ func (c *indexCache) save() {
 	slices.Sort(names)
 	var b bytes.Buffer
 	b.WriteString(cacheHeader + "\n")
+	if c.verified {
+		b.WriteString(cacheVerified + "\n")
+	}
 	for _, n := range names {
 		e := c.entries[n]
 		role := e.role

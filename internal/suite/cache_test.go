@@ -1,9 +1,12 @@
 package suite_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -18,7 +21,14 @@ import (
 // had this suite.json.
 func indexOf(t *testing.T, fsys fstest.MapFS, dir, kit string) ([]suite.Ref, []string) {
 	t.Helper()
-	s, err := suite.Load(fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: kit})
+	return indexWith(t, fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: kit})
+}
+
+// indexWith loads fsys with opt and returns the v1 agent index and its
+// load errors.
+func indexWith(t *testing.T, fsys fs.FS, opt suite.Options) ([]suite.Ref, []string) {
+	t.Helper()
+	s, err := suite.Load(fsys, opt)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -107,7 +117,7 @@ func TestIndexCache(t *testing.T) {
 	seal(t, fsys)
 	indexOf(t, fsys, dir, "k")
 	for _, f := range cacheFiles(t, dir) {
-		if err := os.WriteFile(f, []byte("conform suite index 1\nnot a line\n"), 0o600); err != nil {
+		if err := os.WriteFile(f, []byte("conform suite index 2\nnot a line\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,4 +144,106 @@ func TestIndexCacheInvalidSuite(t *testing.T) {
 	if files := cacheFiles(t, dir); len(files) != 0 {
 		t.Errorf("cache files %v for an invalid suite.json, want none", files)
 	}
+}
+
+// openCounter is an fs.FS that counts the names opened (files and
+// folders: it implements only Open, so every read and walk goes through
+// it).
+type openCounter struct {
+	fs.FS
+	mu     sync.Mutex
+	opened []string
+}
+
+func (c *openCounter) Open(name string) (fs.File, error) {
+	c.mu.Lock()
+	c.opened = append(c.opened, name)
+	c.mu.Unlock()
+	return c.FS.Open(name)
+}
+
+func (c *openCounter) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.opened
+	c.opened = nil
+	slices.Sort(out)
+	return out
+}
+
+// An immutable suite (the embedded one) is verified once per kit: the
+// second Load neither walks nor hashes its files and the index is built
+// without reading a vector, with the same index and load errors as
+// without a cache. A directory with the same files has cache files of its
+// own, and a suite with a problem is checked (and reported) every time.
+func TestIndexCacheImmutable(t *testing.T) {
+	t.Parallel()
+	fsys := tinyFS(t)
+	bad := strings.Replace(sessionVector, `"ping"`, `"pong"`, 1) // id does not match the file name
+	fsys["vectors/v1/agent/pang.json"] = &fstest.MapFile{Data: []byte(bad)}
+	seal(t, fsys)
+	want, wantBad := indexOf(t, fsys, "", "")
+	if len(want) != 1 || len(wantBad) != 1 {
+		t.Fatalf("without a cache: %v %v, want one vector and one bad file", want, wantBad)
+	}
+	dir := t.TempDir()
+	c := &openCounter{FS: fsys}
+	load := func() ([]suite.Ref, []string) { t.Helper(); return indexOf2(t, c, dir, true) }
+	for round, wantOpened := range [][]string{
+		nil, // cold: everything, as without a cache
+		// Warm: suite.json, the manifest and the meta-schemas (the cache
+		// key; Options.Meta is not given, so they are the suite's own),
+		// and the bad vector, read and checked again with the vector
+		// schema.
+		{suite.DigestFile, "schemas/suite.schema.json", "schemas/vector.schema.json", "schemas/vector.schema.json", "suite.json", "vectors/v1/agent/pang.json"},
+	} {
+		got, gotBad := load()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("round %d: index (-no cache +cache):\n%s", round, diff)
+		}
+		if diff := cmp.Diff(wantBad, gotBad); diff != "" {
+			t.Errorf("round %d: load errors (-no cache +cache):\n%s", round, diff)
+		}
+		opened := c.take()
+		if wantOpened == nil {
+			if !slices.Contains(opened, "vectors/v1/agent/ping.json") || !slices.Contains(opened, "schemas") {
+				t.Errorf("round %d opened %v, want the whole suite walked and read", round, opened)
+			}
+			continue
+		}
+		if diff := cmp.Diff(wantOpened, opened); diff != "" {
+			t.Errorf("round %d: opened (-want +got):\n%s", round, diff)
+		}
+	}
+
+	// The same files as a directory: not trusted, walked and read.
+	if _, err := suite.Load(c, suite.Options{DeferDigests: true, Cache: dir, CacheKit: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	if opened := c.take(); !slices.Contains(opened, "schemas") {
+		t.Errorf("a directory with the same files opened %v, want it walked", opened)
+	}
+
+	// A file the manifest does not list: never marked verified, so the
+	// problem is found every time.
+	prob := tinyFS(t)
+	prob["vectors/v1/agent/extra.json"] = &fstest.MapFile{Data: []byte(strings.Replace(sessionVector, `"ping"`, `"extra"`, 1))}
+	dir2 := t.TempDir()
+	for round := range 2 {
+		_, gotBad := indexOf2(t, prob, dir2, true)
+		if !strings.Contains(strings.Join(gotBad, "\n"), string(kiterr.SuiteFileUnlisted)) {
+			t.Errorf("round %d: load errors %v, want the unlisted file", round, gotBad)
+		}
+	}
+	for _, f := range cacheFiles(t, dir2) {
+		if data, err := os.ReadFile(f); err == nil && strings.Contains(string(data), "\nverified\n") {
+			t.Errorf("cache file of a suite with a problem is marked verified:\n%s", data)
+		}
+	}
+}
+
+// indexOf2 is indexOf with kit "k" and Options.Immutable as given.
+func indexOf2(t *testing.T, fsys fs.FS, dir string, immutable bool) ([]suite.Ref, []string) {
+	t.Helper()
+	return indexWith(t, fsys, suite.Options{DeferDigests: true, Cache: dir, CacheKit: "k", Immutable: immutable})
 }

@@ -197,6 +197,9 @@ type Suite struct {
 	deferred bool
 	// cache is the index cache (Options.Cache), or nil.
 	cache *indexCache
+	// trusted: Options.Immutable, and the cache records that this kit
+	// verified the suite (Load did not walk it; see cache.go).
+	trusted bool
 }
 
 // Options tune [Load].
@@ -231,6 +234,14 @@ type Options struct {
 	// CacheKit identifies the kit's own code (the running binary); the
 	// cache holds nothing another kit made. "" disables the cache.
 	CacheKit string
+	// Immutable says fsys's files cannot change while the kit CacheKit
+	// names exists: the suite embedded in the binary. With Cache, the
+	// first Load that finds every covered file listed, matching and
+	// present records it, and later ones neither walk nor hash the files;
+	// VectorIndex then takes each vector the cache vouches for without
+	// reading it (see cache.go). A run reads and checks each vector and
+	// golden file it runs as before. Never set it for a directory.
+	Immutable bool
 	// SchemasChecked says the suite's schema files (fsys) are the kit's
 	// embedded ones, whose meta-schema check its tests make: Suite.Schemas
 	// is a [schema.NewCheckedSet] and compiling them skips that check.
@@ -271,30 +282,42 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	// errors, as when the digests were checked in a second walk.
 	var dc *digestCheck
 	if !opt.SkipDigest {
-		dc = s.startVerify()
-		defer dc.stop()
+		dc = s.readDigests()
+		if opt.Cache != "" && opt.CacheKit != "" {
+			meta := opt.Meta
+			switch {
+			case meta == nil:
+				meta = fsys
+			case opt.MetaChecked:
+				meta = nil // the kit's own files: CacheKit names them
+			}
+			s.cache = openCache(opt.Cache, opt.CacheKit, meta, data, s.Digest, opt.Immutable)
+		}
 	}
-	if err := walk(fsys, func(n string) error {
+	// An immutable suite this kit has verified: the walk would find what
+	// it found then (see cache.go).
+	s.trusted = opt.Immutable && dc != nil && dc.err == nil && s.cache != nil && s.cache.verified
+	if !s.trusted {
 		if dc != nil {
-			dc.file(n)
+			dc.start()
+			defer dc.stop()
 		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	v, err := canon.Parse(data)
-	if err != nil {
-		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
-	}
-	if opt.Cache != "" && opt.CacheKit != "" && !opt.SkipDigest {
-		meta := opt.Meta
-		if meta == nil {
-			meta = fsys
+		if err := walk(fsys, func(n string) error {
+			if dc != nil {
+				dc.file(n)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
-		s.cache = openCache(opt.Cache, opt.CacheKit, meta, data, s.Digest)
 	}
 	if s.cache == nil || !s.cache.hit {
-		// (A cache file exists only for a suite.json that passed.)
+		// (A cache file exists only for a suite.json that passed: these
+		// bytes were read and checked before.)
+		v, err := canon.Parse(data)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "parse %s", ManifestFile)
+		}
 		sch, err := s.Meta.Compile(SuiteSchemaFile)
 		if err != nil {
 			return nil, err
@@ -329,8 +352,13 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if opt.SkipDigest {
 		return s, nil
 	}
-	if err := dc.finish(); err != nil {
-		return nil, err
+	if !s.trusted {
+		if err := dc.finish(); err != nil {
+			return nil, err
+		}
+		if opt.Immutable && len(s.Problems) == 0 {
+			s.cache.markVerified()
+		}
 	}
 	s.cache.save()
 	return s, nil
@@ -391,9 +419,9 @@ type digestJob struct {
 	at   int
 }
 
-// startVerify reads MANIFEST.sha256 into s.Digest and s.Files and starts
-// the goroutines that check files.
-func (s *Suite) startVerify() *digestCheck {
+// readDigests reads MANIFEST.sha256 into s.Digest and s.Files; start
+// starts the goroutines that check files.
+func (s *Suite) readDigests() *digestCheck {
 	c := &digestCheck{s: s, errAt: -1}
 	data, err := fs.ReadFile(s.FS, DigestFile)
 	if err != nil {
@@ -402,9 +430,16 @@ func (s *Suite) startVerify() *digestCheck {
 	}
 	sum := sha256.Sum256(data)
 	s.Digest = "sha256:" + hex.EncodeToString(sum[:])
-	if s.Files, c.err = parseDigests(data); c.err != nil {
-		return c
+	s.Files, c.err = parseDigests(data)
+	return c
+}
+
+// start starts the goroutines that check the files handed to file.
+func (c *digestCheck) start() {
+	if c.err != nil {
+		return
 	}
+	s := c.s
 	c.seen = make([]bool, s.Files.Len())
 	c.jobs = make(chan digestJob, 64)
 	for range min(runtime.GOMAXPROCS(0), 4) {
@@ -417,7 +452,6 @@ func (s *Suite) startVerify() *digestCheck {
 			}
 		}()
 	}
-	return c
 }
 
 // file hands the covered file name to the checking goroutines (a file

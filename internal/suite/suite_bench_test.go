@@ -1,8 +1,11 @@
 package suite_test
 
 import (
+	"path/filepath"
+	"strconv"
 	"testing"
 
+	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/suite"
 )
 
@@ -57,5 +60,48 @@ func BenchmarkFileDigests(b *testing.B) {
 			b.Fatal("not found")
 		}
 		i++
+	}
+}
+
+// BenchmarkLoadEmbedded measures what a one-vector run of the embedded
+// suite does before its vector runs: Load with the index cache warm
+// (Options.Immutable: the suite this kit verified is neither walked nor
+// hashed again) and the v1 agent index (the vectors the cache vouches for
+// taken unread). One op is one suite; /cold is the same with an empty
+// cache directory each time (every file walked, hashed, read and checked).
+func BenchmarkLoadEmbedded(b *testing.B) {
+	for _, warm := range []bool{true, false} {
+		name := "warm"
+		if !warm {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			load := func(cache string) {
+				s, err := suite.Load(conform.Suite(), suite.Options{DeferDigests: true, Cache: cache, CacheKit: "bench", Immutable: true,
+					Meta: conform.Meta(), MetaChecked: true, SchemasChecked: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ver, err := s.Version(1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if refs, bad, err := s.VectorIndex(ver, "agent"); err != nil || len(bad) > 0 || len(refs) == 0 {
+					b.Fatalf("%d refs, %d bad, %v", len(refs), len(bad), err)
+				}
+			}
+			load(dir)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				cache := dir
+				if !warm {
+					cache = filepath.Join(dir, strconv.Itoa(i))
+					i++
+				}
+				load(cache)
+			}
+		})
 	}
 }

@@ -411,11 +411,15 @@ func (s *Suite) vectors(ver *Version, index bool, keep func(*Vector)) ([]LoadErr
 			return nil, schErr
 		}
 	}
-	names, err := doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
-	if err != nil {
-		return nil, wrapCode(kiterr.IO, err, "glob %s", ver.Vectors)
+	names, listed := s.listedVectors(ver)
+	if !listed {
+		var err error
+		names, err = doublestar.Glob(s.FS, path.Join(ver.Vectors, "**/*.json"), doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		if err != nil {
+			return nil, wrapCode(kiterr.IO, err, "glob %s", ver.Vectors)
+		}
+		slices.Sort(names)
 	}
-	slices.Sort(names)
 	var bad []LoadError
 	// The path a Ref keeps is the table's copy (FileDigests), so a run
 	// holds each path once.
@@ -463,6 +467,28 @@ func (s *Suite) vectors(ver *Version, index bool, keep func(*Vector)) ([]LoadErr
 	cache.save()
 	cache.release()
 	return bad, nil
+}
+
+// listedVectors returns, sorted, the vector files of ver as MANIFEST.sha256
+// lists them, when that is what the glob <vectors>/**/*.json finds: in a
+// suite this kit verified (Options.Immutable), whose files are exactly the
+// ones listed, for a vectors folder under vectors/, which the manifest
+// covers (vectors/**/*.json). ok is false otherwise.
+func (s *Suite) listedVectors(ver *Version) (names []string, ok bool) {
+	prefix := ver.Vectors + "/"
+	if !s.trusted || s.Files == nil || !strings.HasPrefix(prefix, "vectors/") {
+		return nil, false
+	}
+	for i, _ := s.Files.index(prefix); i < s.Files.Len(); i++ {
+		n := s.Files.name(i)
+		if !strings.HasPrefix(n, prefix) {
+			break
+		}
+		if strings.HasSuffix(n, ".json") {
+			names = append(names, n)
+		}
+	}
+	return names, true
 }
 
 // loadBatch is how many vector files loadAll loads ahead of the one taken.
@@ -848,9 +874,19 @@ type digestError struct {
 func (e *digestError) Error() string { return e.err.Error() }
 
 // loadVector reads, decodes and checks one vector file; a file cache
-// vouches for is only read and hashed. Under Options.DeferDigests a file
+// vouches for is only read and hashed, or, in a suite this kit verified
+// (Options.Immutable), not read. Under Options.DeferDigests a file
 // that loads but differs from the manifest is a *digestError.
 func (s *Suite) loadVector(ver *Version, name string, validate func(any) []schema.Violation, cache *indexCache) (v *Vector, err error) {
+	if s.trusted {
+		// Options.Immutable: the entry's SHA-256 is the file's.
+		if v, sum, ok := cache.trusted(name); ok {
+			if derr := s.firstCheckSum(name, &sum); derr != nil {
+				return nil, &digestError{v: v, err: derr}
+			}
+			return v, nil
+		}
+	}
 	data, err := readVector(s.FS, name)
 	if err != nil {
 		return nil, err
