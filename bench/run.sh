@@ -178,10 +178,10 @@ gen_suite() { # gen_suite N DIR: generated suite with golden files and MANIFEST
 
 if only a || only b; then
 # --- a. runner overhead: conform run vs the bare driver ------------------------
-# Interleaved rounds (bench/abtime: bare, run, bare, run, ...; one unmeasured
-# warm-up each), whole processes, CPU of the process and every child it
-# waited for (its IUTs); the ratio is the median over the rounds of each
-# round's run / bare.
+# Interleaved rounds (bench/abtime: bare, run, bare, run, ...; each round
+# starts one command later; one unmeasured warm-up each), whole processes,
+# CPU of the process and every child it waited for (its IUTs); the ratio is
+# the median over the rounds of each round's run / bare.
 # ab LABEL-PREFIX CMD-BARE... ::: CMD-RUN...: sets AB_WALL AB_CPU (ratios),
 # AB_RUN_W AB_RUN_C AB_BARE_W AB_BARE_C (medians, s), AB_SELF (conform's own
 # CPU, s), AB_RSS (KiB, run), AB_RC.

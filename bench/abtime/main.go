@@ -4,7 +4,11 @@
 // compares conform with the bare pipe driver: each command runs once
 // unmeasured (warm-up), then the commands run in turn, round after round
 // (A B A B ...), so that a change in the machine's load falls on all of
-// them alike. For every command it prints the median wall time, the median
+// them alike. Each round starts one command later (A B C, B C A, C A B;
+// -rotate=false keeps A B C): measured here, the same conform binary run
+// right after itself took 7% less CPU and 20% less wall than right after
+// the bare driver (bench/README.md, issue 25 item 1), so a fixed order
+// can favour one command over another. For every command it prints the median wall time, the median
 // CPU time (user + system, of the process and every child it waited for,
 // from wait4's rusage, in microseconds), the median CPU of the process
 // alone (from /proc/<pid>/stat of the ended, not yet reaped process, in
@@ -12,7 +16,7 @@
 // process and its waited-for children), and the median over the rounds of
 // its wall and CPU ratios to the first command.
 //
-//	abtime [-rounds N] [-warmup N] [-out DIR] [-v] ::: LABEL CMD [ARG...] ::: LABEL CMD [ARG...] ...
+//	abtime [-rounds N] [-warmup N] [-rotate=false] [-out DIR] [-v] ::: LABEL CMD [ARG...] ::: LABEL CMD [ARG...] ...
 //
 // Output, one line per command (times in seconds, RSS in KiB):
 //
@@ -53,6 +57,7 @@ func main() {
 	warmup := flag.Int("warmup", 1, "unmeasured rounds first")
 	out := flag.String("out", "", "keep each command's output of the last round in `dir`/LABEL.out")
 	verbose := flag.Bool("v", false, "print each round's wall and CPU times on stderr")
+	rotate := flag.Bool("rotate", true, "start round r with command r (mod the number of commands), so that no command always follows the same one")
 	flag.Parse()
 	var cmds []*command
 	for _, a := range flag.Args() {
@@ -80,7 +85,11 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "abtime: load", loadavg())
 	for r := range *warmup + *rounds {
-		for _, c := range cmds {
+		for k := range cmds {
+			c := cmds[k]
+			if *rotate {
+				c = cmds[(k+r)%len(cmds)]
+			}
 			var sink bytes.Buffer
 			wall, cpu, self, rss, rc, err := run(c.argv, &sink)
 			if err != nil {
@@ -118,7 +127,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: abtime [-rounds N] [-warmup N] [-out DIR] ::: LABEL CMD [ARG...] ...")
+	fmt.Fprintln(os.Stderr, "usage: abtime [-rounds N] [-warmup N] [-rotate=false] [-out DIR] ::: LABEL CMD [ARG...] ...")
 	os.Exit(2)
 }
 

@@ -398,8 +398,31 @@ func (w *walker) object(t map[string]any, ptr string, inUser bool, keep map[stri
 }
 
 func matchPath(pattern, path string) bool {
+	if !strings.HasSuffix(path, literalTail(pattern)) {
+		return false
+	}
 	ok, err := doublestar.Match(pattern, path)
 	return err == nil && ok
+}
+
+// literalTail returns a text every path that pattern matches ends with:
+// what follows the pattern's last meta character (* ? [ ] { }), without a
+// "/" right after it ("**/uuid" also matches "uuid"); the whole pattern
+// when it has none; "" for a pattern with an escape. matchPath tries
+// doublestar only for paths that end with it: most of a frame's pointers
+// match no rule, and doublestar.Match (which also validates the pattern
+// each time) was about half of normalizing a frame (bench/README.md, issue 25
+// item 1). TestLiteralTailSound holds it to doublestar over every pattern
+// shape the suites use.
+func literalTail(pattern string) string {
+	if strings.IndexByte(pattern, '\\') >= 0 {
+		return ""
+	}
+	i := strings.LastIndexAny(pattern, "*?[]{}")
+	if i < 0 {
+		return pattern
+	}
+	return strings.TrimPrefix(pattern[i+1:], "/")
 }
 
 // Bounds of [Mismatch.Value], in bytes: a value up to maxSummary bytes of

@@ -127,7 +127,9 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 // asked (lstat through the root). A folder of a large suite holds 10,000
 // files: the entries the os package makes (with an lstat each where the
 // file system gives no type) are read 256 at a time and kept as name and
-// type alone, about a quarter of their size.
+// type alone, about a quarter of their size. The folder is read through a
+// second descriptor of its own (see plainDir), not lstat'ed entry by
+// entry.
 func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := d.check("readdir", name); err != nil {
 		return nil, err
@@ -140,6 +142,12 @@ func (d *Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	rd, ok := f.(fs.ReadDirFile)
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not implemented")}
+	}
+	if of, isOS := f.(*os.File); isOS {
+		if plain := plainDir(of); plain != nil {
+			defer plain.Close()
+			rd = plain
+		}
 	}
 	var list []dirEntry
 	for {
