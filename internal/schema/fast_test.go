@@ -293,23 +293,7 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 		maxPaths, sample = 1, 96
 	}
 	for _, file := range []string{"schemas/control.v1.json", "schemas/control.v2.json"} {
-		doc, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var top struct {
-			Defs map[string]struct {
-				Properties map[string]json.RawMessage `json:"properties"`
-			} `json:"$defs"`
-		}
-		if err := json.Unmarshal(doc, &top); err != nil {
-			t.Fatal(err)
-		}
-		hot := []string{file}
-		for st := range top.Defs["ReplyBySubtype"].Properties {
-			hot = append(hot, file+"#/$defs/ReplyBySubtype/properties/"+canon.EscapePointer(st))
-		}
-		slices.Sort(hot)
+		hot, defs := rootAndReplyBodies(t, fsys, file)
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -342,7 +326,7 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 					t.Errorf("%s: only %d of %d suite frames valid", loc, valid, len(frames))
 				}
 			}
-			for def := range top.Defs {
+			for _, def := range defs {
 				sch, err := set.Compile(file + "#/$defs/" + canon.EscapePointer(def))
 				if err != nil {
 					t.Fatal(err)
@@ -367,23 +351,7 @@ func TestFastAgreesOnFoldedFrames(t *testing.T) {
 	set := NewSet(fsys)
 	var hot []*Schema
 	for _, file := range []string{"schemas/control.v1.json", "schemas/control.v2.json"} {
-		doc, err := fs.ReadFile(fsys, file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var top struct {
-			Defs map[string]struct {
-				Properties map[string]json.RawMessage `json:"properties"`
-			} `json:"$defs"`
-		}
-		if err := json.Unmarshal(doc, &top); err != nil {
-			t.Fatal(err)
-		}
-		locs := []string{file}
-		for st := range top.Defs["ReplyBySubtype"].Properties {
-			locs = append(locs, file+"#/$defs/ReplyBySubtype/properties/"+canon.EscapePointer(st))
-		}
-		slices.Sort(locs)
+		locs, _ := rootAndReplyBodies(t, fsys, file)
 		for _, loc := range locs {
 			sch, err := set.Compile(loc)
 			if err != nil {
@@ -843,4 +811,33 @@ func TestKeywordsKnowEveryField(t *testing.T) {
 	if len(unknownFields) > 0 {
 		t.Errorf("jsonschema.Schema has fields keywords does not know: %v", unknownFields)
 	}
+}
+
+// rootAndReplyBodies returns, sorted, the root of the schema file file and
+// every entry of its ReplyBySubtype table (the locations the runner
+// validates against), and the names of its $defs entries.
+func rootAndReplyBodies(t *testing.T, fsys fs.FS, file string) (locs, defs []string) {
+	t.Helper()
+	doc, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top struct {
+		Defs map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(doc, &top); err != nil {
+		t.Fatal(err)
+	}
+	locs = []string{file}
+	for st := range top.Defs["ReplyBySubtype"].Properties {
+		locs = append(locs, file+"#/$defs/ReplyBySubtype/properties/"+canon.EscapePointer(st))
+	}
+	slices.Sort(locs)
+	for def := range top.Defs {
+		defs = append(defs, def)
+	}
+	slices.Sort(defs)
+	return locs, defs
 }
