@@ -254,17 +254,9 @@ func TestTapeLargeTexts(t *testing.T) {
 // tape once, and a second look unfolds nothing.
 func TestTapeFoldsLargeTexts(t *testing.T) {
 	t.Parallel()
-	var arr strings.Builder
-	arr.WriteString("[")
-	for i := 0; arr.Len() < 1<<20; i++ {
-		if i > 0 {
-			arr.WriteString(",")
-		}
-		arr.WriteString(`{"a":1}`)
-	}
-	arr.WriteString("]")
+	arr := smallObjects(1 << 20)
 	obj := bigObject(100000, func(i int) string { return fmt.Sprintf("k%d", i) }, "0")
-	for _, content := range []string{arr.String(), obj} {
+	for _, content := range []string{arr, obj} {
 		frame := `{"type":"user","message":{"role":"user","content":` + content + `}}`
 		var tp Tape
 		root, ok := tp.Append(frame)
@@ -310,16 +302,7 @@ func TestTapeFoldsLargeTexts(t *testing.T) {
 // A folded text costs the tape a few allocations, not one per node.
 // Not parallel: AllocsPerRun counts the whole process's allocations.
 func TestTapeLargeTextAllocs(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("[")
-	for i := 0; b.Len() < 1<<20; i++ {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString(`{"a":1}`)
-	}
-	b.WriteString("]")
-	arrayOfObjects := b.String()
+	arrayOfObjects := smallObjects(1 << 20)
 	allocs := testing.AllocsPerRun(3, func() {
 		var tp Tape
 		if _, ok := tp.Append(arrayOfObjects); !ok {
@@ -332,4 +315,18 @@ func TestTapeLargeTextAllocs(t *testing.T) {
 	if allocs > 6 {
 		t.Errorf("a %d-byte array of small objects: %v allocations, want at most 6", len(arrayOfObjects), allocs)
 	}
+}
+
+// smallObjects returns an array of {"a":1} of at least n bytes.
+func smallObjects(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; b.Len() < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"a":1}`)
+	}
+	b.WriteString("]")
+	return b.String()
 }
