@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/conform-kit/conform/internal/double"
@@ -133,7 +134,7 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	script := "#!/bin/sh\nexec " + strings.Join(quoted, " ") + ` "$@"` + "\n"
-	if err := os.WriteFile(sf.agent, []byte(script), 0o700); err != nil {
+	if err := writeExecutable(sf.agent, []byte(script)); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write agent wrapper")
 	}
 	if o := p.cfg.Isolate; o != nil {
@@ -145,6 +146,19 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 		}
 	}
 	return sf, nil
+}
+
+// writeExecutable writes the executable file name (mode 0700) with
+// syscall.ForkLock held for reading, so that no process started meanwhile
+// inherits its open descriptor: os/exec forks under that lock, and a child
+// of another vector (-j above 1) that held the descriptor until its own
+// execve made this file's execution fail with ETXTBSY, "text file busy"
+// (golang/go#22315), which a host reports as an agent it could not start
+// (TestWriteExecutableRaceFree).
+func writeExecutable(name string, data []byte) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(name, data, 0o700)
 }
 
 // writePlan writes the [Plan] of lines to the file name: the JSON that
