@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -538,7 +539,13 @@ if [ -n "$(ls -A "$PWD")" ]; then echo "working directory not empty: $(ls -A "$P
 setsid env -i /bin/sh -c "sleep 0.4; echo x > '$PWD/leak'; echo x > '$HOME/leak'" >/dev/null 2>&1 </dev/null &
 exec "$TESTBIN" -test.run='^$'
 `
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+	// With syscall.ForkLock held, as runner's writeExecutable writes: a
+	// process a parallel test starts meanwhile would hold the descriptor
+	// until its execve, and running the script would fail with ETXTBSY.
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(script, []byte(body), 0o755)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, "reference", "interrupt-idle", "initialize-minimal", "get-binary-version")

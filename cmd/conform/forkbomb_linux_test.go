@@ -88,9 +88,7 @@ func TestForkBombSharedLimit(t *testing.T) {
 	bin := childBin(t)
 	dir := t.TempDir()
 	bomb := filepath.Join(dir, "bomb.sh")
-	if err := os.WriteFile(bomb, []byte("#!/bin/sh\nb() { b | b & }\nb\nsleep 100\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, bomb, "#!/bin/sh\nb() { b | b & }\nb\nsleep 100\n")
 	report := filepath.Join(dir, "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

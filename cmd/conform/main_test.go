@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -113,4 +114,18 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// writeScript writes the executable file name for a test to run, with
+// syscall.ForkLock held for reading, as runner's writeExecutable does: a
+// process started meanwhile by a parallel test would otherwise inherit the
+// descriptor until its execve, and running name then fails with ETXTBSY.
+func writeScript(t *testing.T, name, body string) {
+	t.Helper()
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(name, []byte(body), 0o755)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,8 +36,6 @@ func pythonShimDir(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	script := "#!/bin/sh\nexec '" + strings.ReplaceAll(exe, "'", `'\''`) + "' -S \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "python3"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, filepath.Join(dir, "python3"), script)
 	return dir
 }

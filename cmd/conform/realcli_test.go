@@ -19,9 +19,7 @@ func TestAgentTapKeepsTheSessionRecords(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cli := filepath.Join(dir, "cli.sh")
-	if err := os.WriteFile(cli, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeScript(t, cli, "#!/bin/sh\nexit 0\n")
 	frame := `{"type":"control_request","request_id":"req-1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"touch x"},"tool_use_id":"toolu_01"}}`
 	plan := `{"send":["` + base64.StdEncoding.EncodeToString([]byte(frame)) + `"],"replies":["req-1"],"timeout_ms":3000}`
 	path := func(name string) string { return filepath.Join(dir, name) }

@@ -44,9 +44,7 @@ func TestSignalsEndRun(t *testing.T) {
 			// never answers.
 			iut := filepath.Join(dir, "iut.sh")
 			script := "#!/bin/sh\necho $$ >> \"$1\"\nsleep 600 &\necho $! >> \"$1\"\nwhile read -r line; do :; done\nwait\n"
-			if err := os.WriteFile(iut, []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			writeScript(t, iut, script)
 			report := filepath.Join(dir, "report.json")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
