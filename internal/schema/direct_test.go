@@ -99,10 +99,8 @@ func location(u, ptr string) string {
 	return u + "#" + strings.Join(toks, "/")
 }
 
-// schemaLocations returns loc for every subschema position of the file (its
-// root, every $defs entry, every member schema, ...) whose value is a schema
-// (an object or a boolean), as Set.Compile takes them.
-func schemaLocations(t testing.TB, fsys fs.FS, file string) []string {
+// parsedFile returns the file of fsys as canon.Parse reads it.
+func parsedFile(t testing.TB, fsys fs.FS, file string) any {
 	t.Helper()
 	data, err := fs.ReadFile(fsys, file)
 	if err != nil {
@@ -112,6 +110,15 @@ func schemaLocations(t testing.TB, fsys fs.FS, file string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return doc
+}
+
+// schemaLocations returns loc for every subschema position of the file (its
+// root, every $defs entry, every member schema, ...) whose value is a schema
+// (an object or a boolean), as Set.Compile takes them.
+func schemaLocations(t testing.TB, fsys fs.FS, file string) []string {
+	t.Helper()
+	doc := parsedFile(t, fsys, file)
 	pos := map[string]bool{}
 	positions(doc, "", pos)
 	var out []string
@@ -736,14 +743,7 @@ func TestIsPosition(t *testing.T) {
 	n := 0
 	for _, ds := range directSuites(t) {
 		for _, file := range ds.files {
-			data, err := fs.ReadFile(ds.fsys, file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := canon.Parse(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			doc := parsedFile(t, ds.fsys, file)
 			pos := map[string]bool{}
 			positions(doc, "", pos)
 			var all []string

@@ -187,8 +187,15 @@ func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 	if !ok || e.sum != *sum {
 		return nil, false
 	}
+	return e.vector(name), true
+}
+
+// vector is what an index keeps of the vector file name the entry
+// vouches for (its id is the file name without ".json", which loading
+// checked).
+func (e cacheEntry) vector(name string) *Vector {
 	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
-	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}, true
+	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}
 }
 
 // trusted returns the vector the cache vouches for under name whatever the
@@ -208,8 +215,7 @@ func (c *indexCache) trusted(name string) (*Vector, [32]byte, bool) {
 	if !ok {
 		return nil, [32]byte{}, false
 	}
-	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
-	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}, e.sum, true
+	return e.vector(name), e.sum, true
 }
 
 // markVerified records that Load's walk found every covered file listed
