@@ -19,9 +19,10 @@ echo "== the committed MCP matrix is current (docs/mcp-matrix.md, docs/mcp-matri
 # From the reports stage 52 saved; the same code as the control matrix.
 scripts/matrix.sh --suite mcp --reports "$CI_TMP/reports" --no-build
 generated=(docs/mcp-matrix.md docs/mcp-matrix.html docs/mcp-matrix impl/mcp-*/README.md)
-# Third-party servers are not fully deterministic (a CI run on 2026-12-01
-# saw the Java server's informational id-reused-after-response flip from
-# PASS to FAIL), so the gate is each implementation's verdict and counts
+# Third-party servers are not fully deterministic (how far a cancelled
+# call got differs between runs; on 2026-12-01 id-reused-after-response
+# flipped for the Java and go-sdk servers until the vector waited for the
+# answer it compares), so the gate is each implementation's verdict and counts
 # (the overview's implementation rows); any other difference is printed.
 if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
   git status --porcelain -- "${generated[@]}"
