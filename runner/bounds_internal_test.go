@@ -131,14 +131,14 @@ func TestWritePlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			name := filepath.Join(t.TempDir(), "plan.json")
-			if err := writePlan(name, tc.replies, 1500, tc.lines, tc.gates); err != nil {
+			if err := writePlan(name, tc.replies, 1500, 1796000000123, tc.lines, tc.gates); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl := Plan{Replies: tc.replies, TimeoutMS: 1500}
+			pl := Plan{Replies: tc.replies, TimeoutMS: 1500, DeadlineUnixMS: 1796000000123}
 			if pl.Replies == nil {
 				pl.Replies = []any{}
 			}

@@ -72,13 +72,17 @@ func (s *Spawn) where() string {
 // file whose path the double gets with --plan:
 //
 //	{"send":["<base64 line without LF>",...],"await":[{"before":1,"id":<id>}],
-//	 "replies":[<correlation id>,...],"timeout_ms":10000}
+//	 "replies":[<correlation id>,...],"timeout_ms":10000,"deadline_unix_ms":1796000000000}
 //
 // The double answers the host's own requests (for the control protocol,
 // initialize, then the user turn), writes each send line to the host
-// (Send[Before] only once the host has replied to Await's id), waits up to
-// TimeoutMS for a reply to every correlation id in Replies, then ends the
-// session.
+// (Send[Before] only once the host has replied to Await's id), waits for a
+// reply to every correlation id in Replies until a margin before
+// DeadlineUnixMS (the wall-clock time, Unix milliseconds, at which the
+// runner gives up on the host: TimeoutMS after the plan is written, just
+// before the host starts), then ends the session, its end record written
+// before that time however late the host started the double. A plan without
+// DeadlineUnixMS counts TimeoutMS from the double's own start.
 // It appends every line the host wrote, except the host's own control
 // requests and user turns, to the --transcript file (one line each, as
 // received), and those to the --observed file; each argv it was started
@@ -89,6 +93,9 @@ type Plan struct {
 	Await     []double.PlanAwait `json:"await,omitempty"`
 	Replies   []any              `json:"replies"`
 	TimeoutMS int64              `json:"timeout_ms"`
+	// DeadlineUnixMS is when the runner's timer for the vector fires, in
+	// Unix milliseconds (0: none given).
+	DeadlineUnixMS int64 `json:"deadline_unix_ms,omitempty"`
 }
 
 // spawnFiles are the paths of one spawned vector, all in the IUT's
@@ -121,7 +128,10 @@ func (p *plan) writeSpawn(dir string, v *suite.Vector, l *loaded) (*spawnFiles, 
 			return nil, kiterr.New(kiterr.VectorInvalid, "%s: spawned mode cannot play an await of a frame match (%s)", v.Path, g.key)
 		}
 	}
-	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), l.lines, l.gates); err != nil {
+	// The runner's timer starts once the host has started, after this:
+	// the double's deadline comes first.
+	deadline := time.Now().Add(p.cfg.Timeout).UnixMilli()
+	if err := writePlan(sf.plan, v.Expect.Replies, p.cfg.Timeout.Milliseconds(), deadline, l.lines, l.gates); err != nil {
 		return nil, kiterr.Wrap(kiterr.IO, err, "write plan")
 	}
 	if err := os.Mkdir(sf.bin, 0o700); err != nil {
@@ -165,7 +175,7 @@ func writeExecutable(name string, data []byte) error {
 // json.Marshal gives for it, encoded as it is written. Each gate becomes
 // an await entry, and its correlation id one of the replies the double waits
 // for.
-func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, gates []gate) error {
+func writePlan(name string, replies []any, timeoutMS, deadlineUnixMS int64, lines []sendLine, gates []gate) error {
 	replies = slices.Clip(replies)
 	if replies == nil {
 		replies = []any{}
@@ -217,7 +227,11 @@ func writePlan(name string, replies []any, timeoutMS int64, lines []sendLine, ga
 	if len(gates) > 0 {
 		w.WriteByte(']')
 	}
-	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d}`, rep, timeoutMS)
+	fmt.Fprintf(w, `,"replies":%s,"timeout_ms":%d`, rep, timeoutMS)
+	if deadlineUnixMS != 0 {
+		fmt.Fprintf(w, `,"deadline_unix_ms":%d`, deadlineUnixMS)
+	}
+	w.WriteByte('}')
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -321,10 +335,21 @@ func readStats(path string) *double.Stats {
 func (sf *spawnFiles) judge(o *outcome, sp *Spawn, ex proc.Exit, timedOut bool, pending []string, timeout time.Duration) {
 	end := sf.readEnd()
 	if end == nil {
-		starts := 0
-		eachLine(sf.argv, recordLineMax, func([]byte, int) { starts++ })
+		starts, sessions := 0, 0
+		eachLine(sf.argv, recordLineMax, func(line []byte, _ int) {
+			starts++
+			var args []string
+			if json.Unmarshal(line, &args) != nil || !double.IsVersionProbe(args) {
+				sessions++
+			}
+		})
 		how := "never started the agent"
-		if starts > 0 {
+		switch {
+		case sessions > 0:
+			// The double writes its end record before the runner's timer
+			// fires (Plan.DeadlineUnixMS) unless it was stopped or stuck.
+			how = "started the agent for a session that never ended (the agent double wrote no end record)"
+		case starts > 0:
 			how = fmt.Sprintf("started the agent %d time(s), each for --version only, never for a session", starts)
 		}
 		if timedOut {

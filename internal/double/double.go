@@ -19,14 +19,19 @@
 //     the host's last request, if no user turn comes) it writes the plan's
 //     send lines, then appends every other line the host writes to the
 //     transcript file, verbatim, until each request_id of Plan.Replies has a
-//     control_response or Plan.TimeoutMS (less a margin of a fifth, at most
-//     2 s, counted from the double's start) passes. A can_use_tool request
+//     control_response or the session's deadline passes: a margin (a fifth
+//     of Plan.TimeoutMS, at most 2 s) before Plan.DeadlineUnixMS, the time
+//     the runner gives up on the host, or, in a plan without it, before
+//     Plan.TimeoutMS after the double's start. A can_use_tool request
 //     is withheld (never written, its reply not awaited) unless the host
 //     started the double with --permission-prompt-tool stdio, since the CLI
 //     sends can_use_tool only then ([Stats.Withheld]).
 //  3. End. It writes a result frame (subtype success, as the CLI ends a
 //     turn), on which the SDKs close its stdin; it keeps recording until
-//     that EOF or [Options.EndWait], then returns.
+//     that EOF or [Options.EndWait], then returns (with a DeadlineUnixMS,
+//     by half the margin before it at the latest, so that the runner reads
+//     the end record before its own timer fires, however late the host
+//     started the double).
 //
 // Every host line before the result frame is read as strictly as the runner
 // reads an IUT's stdout (canon.Parse: one JSON object, no duplicate member,
@@ -113,7 +118,7 @@ const (
 // 8785 form, as the runner does).
 //
 //	{"send":["<base64 line without LF>",...],"await":[{"before":1,"id":<id>}],
-//	 "replies":[<request_id>,...],"timeout_ms":10000}
+//	 "replies":[<request_id>,...],"timeout_ms":10000,"deadline_unix_ms":1796000000000}
 //
 // An await entry holds back Send[before] and the lines after it until the
 // host has replied to request_id (the vector's await send item).
@@ -122,6 +127,10 @@ type Plan struct {
 	Await     []PlanAwait       `json:"await,omitempty"`
 	Replies   []json.RawMessage `json:"replies"`
 	TimeoutMS int64             `json:"timeout_ms"`
+	// DeadlineUnixMS is when the runner gives up on the host, in Unix
+	// milliseconds (runner.Plan); 0 counts TimeoutMS from the double's
+	// start.
+	DeadlineUnixMS int64 `json:"deadline_unix_ms,omitempty"`
 }
 
 // PlanAwait is one wait of a [Plan]: Send[Before] is written once the host
@@ -286,9 +295,17 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, e
 	}
 	// The runner's own timer (the same timeout) started with the host, before
 	// the double: keep a margin so that a missing reply ends the session
-	// (REPLY_MISSING) before the runner gives up on the host.
-	timeout -= min(timeout/5, 2*time.Second)
-	start := time.Now()
+	// (REPLY_MISSING) before the runner gives up on the host. The plan says
+	// when that is; a host that took long to start the double (a JVM) has
+	// that much less time.
+	margin := min(timeout/5, 2*time.Second)
+	giveUp := time.Now().Add(timeout)
+	var endBy time.Time // the end phase's limit, with a deadline
+	if o.Plan.DeadlineUnixMS > 0 {
+		giveUp = time.UnixMilli(o.Plan.DeadlineUnixMS)
+		endBy = giveUp.Add(-margin / 2)
+	}
+	sessionEnd := giveUp.Add(-margin)
 	pending := map[string]bool{}
 	for _, id := range o.Plan.Replies {
 		k, err := canon.CanonicalBytes(id)
@@ -303,7 +320,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, e
 	w := newWriter(out)
 	defer w.close()
 
-	d := &session{o: o, w: w, pending: pending, answered: map[string]bool{}, st: &Stats{}}
+	d := &session{o: o, w: w, pending: pending, answered: map[string]bool{}, st: &Stats{}, endBy: endBy}
 	st := d.st
 	stdio := PermissionPromptStdio(o.HostArgs)
 
@@ -311,7 +328,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) (*Stats, e
 	// UserTurnWait. The whole startup is bounded by the plan's timeout too.
 	quiet := time.NewTimer(o.UserTurnWait)
 	defer quiet.Stop()
-	startup := time.NewTimer(timeout)
+	startup := time.NewTimer(max(time.Until(sessionEnd), 0))
 	defer startup.Stop()
 startupLoop:
 	for {
@@ -346,7 +363,7 @@ startupLoop:
 	// 2. Play the vector and collect the host's answers. A line the plan
 	// holds back waits for its reply; when that never comes (the deadline,
 	// the host's end, a request withheld), the rest is not written.
-	deadline := time.NewTimer(max(timeout-time.Since(start), 0))
+	deadline := time.NewTimer(max(time.Until(sessionEnd), 0))
 	defer deadline.Stop()
 	awaits := map[int]string{}
 	for _, a := range o.Plan.Await {
@@ -414,7 +431,7 @@ collect:
 	// 3. End the turn like the CLI and record what the host still writes
 	// until it closes stdin.
 	w.write(d.result())
-	end := time.NewTimer(o.EndWait)
+	end := time.NewTimer(d.endWait())
 	defer end.Stop()
 	for !st.HostEOF {
 		select {
@@ -427,12 +444,21 @@ collect:
 				return st, err
 			}
 		case <-end.C:
-			return st, w.drain(o.EndWait)
+			return st, w.drain(d.endWait())
 		case <-ctx.Done():
 			return st, ctx.Err()
 		}
 	}
-	return st, w.drain(o.EndWait)
+	return st, w.drain(d.endWait())
+}
+
+// endWait is how long the end phase may still wait: [Options.EndWait], or
+// less where the plan's deadline comes first.
+func (d *session) endWait() time.Duration {
+	if d.endBy.IsZero() {
+		return d.o.EndWait
+	}
+	return min(d.o.EndWait, max(time.Until(d.endBy), 0))
 }
 
 // stepResult is what [session.step] saw.
@@ -488,6 +514,8 @@ type session struct {
 	// kindMalformed line.
 	n   int
 	why string
+	// endBy is when the end phase must be over (zero: EndWait alone).
+	endBy time.Time
 }
 
 // malformed ends the session at the host's malformed line: no result
@@ -502,7 +530,7 @@ func (d *session) malformed() (*Stats, error) {
 	if err := d.decided(); err != nil {
 		return d.st, err
 	}
-	return d.st, d.w.drain(d.o.EndWait)
+	return d.st, d.w.drain(d.endWait())
 }
 
 // decided hands the session's outcome to Options.Decided, if set.

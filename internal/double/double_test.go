@@ -223,6 +223,36 @@ func TestEndWaitBoundsASilentHost(t *testing.T) {
 	}
 }
 
+// TestDeadlineCountsFromTheRunner: with the plan's deadline (the runner's
+// timer), a double that a slow host started late still ends its session
+// and its end phase before that time: here the deadline is 1.5 s away and
+// TimeoutMS says 10 s, so counting from the double's start would wait 8 s
+// for the reply and 3 s more for the host to close stdin, past the runner's
+// timer (which then reported AGENT_NOT_STARTED or EXIT_MISSING for a JVM
+// host in place of REPLY_MISSING).
+func TestDeadlineCountsFromTheRunner(t *testing.T) {
+	t.Parallel()
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	p := plan(10000, []string{`"a"`}, `{"type":"system"}`)
+	p.DeadlineUnixMS = deadline.UnixMilli()
+	h, r := start(t, Options{Plan: p, UserTurnWait: 20 * time.Millisecond})
+	h.next() // played line
+	if got := h.next(); got["type"] != "result" {
+		t.Fatalf("want result, got %v", got)
+	}
+	// The host never replies and never closes stdin.
+	r.wait(t)
+	if ended := time.Now(); ended.After(deadline) {
+		t.Errorf("the double ended %v after the runner's deadline", ended.Sub(deadline))
+	}
+	if r.st.End != EndTimeout {
+		t.Errorf("end %q, want %q", r.st.End, EndTimeout)
+	}
+	if diff := cmp.Diff([]string{`"a"`}, r.st.Pending); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
+}
+
 func TestReadLinesBounds(t *testing.T) {
 	t.Parallel()
 	in := strings.Repeat("x", 100) + "\n" + "ok\n" + "tail"
