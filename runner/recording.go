@@ -428,13 +428,19 @@ func (c *recordingCheck) read(ctx context.Context, r io.Reader, bufs *sync.Pool,
 // full chunk without LF) is the start, and returns it with its LF (none at
 // the end of input) as text, or when it is over MaxLine its size without
 // LF as tooLarge (it is not kept); rest is what the last read got after
-// the line. The line is kept in memory of its size, when r can tell it
-// (lineSize), and once: the string shares the bytes read (a line grown
-// by doubling held up to twice its size, and the string made of it a
-// copy, for 3x a large frame before it was even parsed).
+// the line. The line is kept in memory of its size, and once: the string
+// shares the bytes read. A reader that can tell the line's size (lineSize:
+// a regular file) is read into memory of that size; any other (a pipe) is
+// read in blocks of a chunk, copied into memory of the line's size at its
+// end (readBlocks). Grown by doubling, a line held up to twice its size,
+// and the string made of it a copy: 3x a large frame before it was parsed.
 func (c *recordingCheck) readLong(r io.Reader, buf []byte, eof *bool) (text string, tooLarge int, rest []byte, err error) {
+	size, known := lineSize(r, len(buf), c.opt.MaxLine)
+	if !known {
+		return c.readBlocks(r, buf, eof)
+	}
 	var b strings.Builder
-	b.Grow(lineSize(r, len(buf), c.opt.MaxLine))
+	b.Grow(size)
 	b.Write(buf)
 	tmp := buf[:cap(buf)] // read into the chunk buffer, now in b
 	for !*eof {
@@ -464,6 +470,71 @@ func (c *recordingCheck) readLong(r io.Reader, buf []byte, eof *bool) (text stri
 	return b.String(), 0, nil, nil
 }
 
+// readBlocks is readLong for a reader that cannot tell the line's size:
+// the line is read in blocks of cap(buf) bytes (the first is buf, the
+// others mapped outside the Go heap: newLineBlock), then copied once into
+// memory of its size, each block given back as soon as it is copied, so
+// that about the line's size is held while it is read and copied (in Go
+// memory, blocks and copy were both resident until a collection: twice
+// the line, for a large frame more than the parse itself needed).
+func (c *recordingCheck) readBlocks(r io.Reader, buf []byte, eof *bool) (text string, tooLarge int, rest []byte, err error) {
+	type block struct {
+		b      []byte
+		mapped bool
+	}
+	blocks := []block{{b: buf}} // buf is the caller's: never freed here
+	defer func() {
+		for _, bl := range blocks {
+			freeLineBlock(bl.b, bl.mapped)
+		}
+	}()
+	size := max(cap(buf), chunkSize)
+	total := len(buf) // the bytes of the line in blocks
+	line := func() string {
+		var b strings.Builder
+		b.Grow(total)
+		for i, bl := range blocks {
+			b.Write(bl.b)
+			freeLineBlock(bl.b, bl.mapped)
+			blocks[i] = block{}
+		}
+		return b.String()
+	}
+	for !*eof {
+		last := &blocks[len(blocks)-1]
+		if len(last.b) == cap(last.b) {
+			b, mapped := newLineBlock(size)
+			blocks = append(blocks, block{b, mapped})
+			last = &blocks[len(blocks)-1]
+		}
+		cur := last.b
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		if errors.Is(err, io.EOF) {
+			*eof = true
+		} else if err != nil {
+			return "", 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
+		}
+		part := cur[len(cur) : len(cur)+n]
+		lf := bytes.IndexByte(part, '\n')
+		if lf >= 0 && total+lf > c.opt.MaxLine {
+			return "", total + lf, bytes.Clone(part[lf+1:]), nil
+		}
+		if lf < 0 && total+n > c.opt.MaxLine {
+			size, rest, err := skipLine(r, part, eof)
+			return "", total + size, rest, err
+		}
+		if lf >= 0 {
+			rest := bytes.Clone(part[lf+1:])
+			last.b = cur[:len(cur)+lf+1]
+			total += lf + 1
+			return line(), 0, rest, nil
+		}
+		last.b = cur[:len(cur)+n]
+		total += n
+	}
+	return line(), 0, nil, nil
+}
+
 // grow makes room for n more bytes in b: twice its capacity, or what it
 // needs, up to limit unless it needs more. A Builder's own growth would
 // take 2 x its capacity + n, and append's a quarter at a time.
@@ -480,37 +551,38 @@ func grow(b *strings.Builder, n, limit int) {
 // lineSize is the memory to reserve for a line of which have bytes are
 // read: when r is a file that can be read at an offset (a regular file;
 // not a pipe), the line's length with its LF, found by reading ahead
-// with ReadAt without moving r, or else (or when the line is over
-// maxLine, and will not be kept) twice have.
-func lineSize(r io.Reader, have, maxLine int) int {
+// with ReadAt without moving r, or (when the line is over maxLine, and
+// will not be kept) twice have. known is false when r cannot be read at an
+// offset.
+func lineSize(r io.Reader, have, maxLine int) (size int, known bool) {
 	guess := min(2*have, maxLine+1)
 	ra, ok := r.(interface {
 		io.ReaderAt
 		io.Seeker
 	})
 	if !ok {
-		return guess
+		return guess, false
 	}
 	pos, err := ra.Seek(0, io.SeekCurrent)
 	if err != nil {
-		return guess
+		return guess, false
 	}
 	limit := maxLine + 1 - have
 	tmp := make([]byte, 64<<10)
 	for n := 0; n < limit; {
 		k, err := ra.ReadAt(tmp[:min(len(tmp), limit-n)], pos+int64(n))
 		if lf := bytes.IndexByte(tmp[:k], '\n'); lf >= 0 {
-			return have + n + lf + 1
+			return have + n + lf + 1, true
 		}
 		n += k
 		if errors.Is(err, io.EOF) {
-			return have + n // the line ends the input
+			return have + n, true // the line ends the input
 		}
 		if err != nil || k == 0 {
-			return guess
+			return guess, false
 		}
 	}
-	return guess
+	return guess, true
 }
 
 // firstLineLen is the length of buf's first line without its LF.
