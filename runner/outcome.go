@@ -282,7 +282,7 @@ func frameErrorCode(err error) string {
 // awaitUnmet is the AWAIT_UNMET note, given the awaited correlation id.
 const awaitUnmet = "the vector waits for the reply to %s before writing the rest of its input, and that reply never came; the rest was not written"
 
-const awaitFrameUnmet = "the vector waits for a frame matching %s before writing the rest of its input, and the IUT wrote none; the rest was not written"
+const awaitFrameUnmet = "the vector waits for a frame matching %s before writing the rest of its input, and no frame the IUT wrote matches it; the rest was not written"
 
 // unattributed explains survivors that could not be tied to this IUT.
 func unattributed(l proc.Leftovers) string {
