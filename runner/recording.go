@@ -444,27 +444,16 @@ func (c *recordingCheck) readLong(r io.Reader, buf []byte, eof *bool) (text stri
 	b.Write(buf)
 	tmp := buf[:cap(buf)] // read into the chunk buffer, now in b
 	for !*eof {
-		n, err := r.Read(tmp)
-		if errors.Is(err, io.EOF) {
-			*eof = true
-		} else if err != nil {
-			return "", 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
-		}
-		part := tmp[:n]
-		lf := bytes.IndexByte(part, '\n')
-		if lf >= 0 && b.Len()+lf > c.opt.MaxLine {
-			return "", b.Len() + lf, bytes.Clone(part[lf+1:]), nil
-		}
-		if lf < 0 && b.Len()+n > c.opt.MaxLine {
-			size, rest, err := skipLine(r, part, eof)
-			return "", b.Len() + size, rest, err
+		part, lf, tooLarge, rest, err := c.readPart(r, tmp, b.Len(), eof)
+		if err != nil || tooLarge > 0 {
+			return "", tooLarge, rest, err
 		}
 		if lf >= 0 {
 			grow(&b, lf+1, c.opt.MaxLine+1)
 			b.Write(part[:lf+1])
 			return b.String(), 0, bytes.Clone(part[lf+1:]), nil
 		}
-		grow(&b, n, c.opt.MaxLine+1)
+		grow(&b, len(part), c.opt.MaxLine+1)
 		b.Write(part)
 	}
 	return b.String(), 0, nil, nil
@@ -508,31 +497,44 @@ func (c *recordingCheck) readBlocks(r io.Reader, buf []byte, eof *bool) (text st
 			last = &blocks[len(blocks)-1]
 		}
 		cur := last.b
-		n, err := r.Read(cur[len(cur):cap(cur)])
-		if errors.Is(err, io.EOF) {
-			*eof = true
-		} else if err != nil {
-			return "", 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
-		}
-		part := cur[len(cur) : len(cur)+n]
-		lf := bytes.IndexByte(part, '\n')
-		if lf >= 0 && total+lf > c.opt.MaxLine {
-			return "", total + lf, bytes.Clone(part[lf+1:]), nil
-		}
-		if lf < 0 && total+n > c.opt.MaxLine {
-			size, rest, err := skipLine(r, part, eof)
-			return "", total + size, rest, err
+		part, lf, tooLarge, rest, err := c.readPart(r, cur[len(cur):cap(cur)], total, eof)
+		if err != nil || tooLarge > 0 {
+			return "", tooLarge, rest, err
 		}
 		if lf >= 0 {
-			rest := bytes.Clone(part[lf+1:])
+			rest = bytes.Clone(part[lf+1:])
 			last.b = cur[:len(cur)+lf+1]
 			total += lf + 1
 			return line(), 0, rest, nil
 		}
-		last.b = cur[:len(cur)+n]
-		total += n
+		last.b = cur[:len(cur)+len(part)]
+		total += len(part)
 	}
 	return line(), 0, nil, nil
+}
+
+// readPart is one read of a long line's loop (readLong, readBlocks): it
+// reads into into, of which it returns the part read and the offset of
+// its LF (-1 if none), have being the bytes of the line before it. A line
+// over MaxLine is not kept: tooLarge is then its size without LF (the rest
+// of it skipped, skipLine) and rest what the reads got after it.
+func (c *recordingCheck) readPart(r io.Reader, into []byte, have int, eof *bool) (part []byte, lf, tooLarge int, rest []byte, err error) {
+	n, err := r.Read(into)
+	if errors.Is(err, io.EOF) {
+		*eof = true
+	} else if err != nil {
+		return nil, -1, 0, nil, kiterr.Wrap(kiterr.IO, err, "read recording")
+	}
+	part = into[:n]
+	lf = bytes.IndexByte(part, '\n')
+	switch {
+	case lf >= 0 && have+lf > c.opt.MaxLine:
+		return nil, -1, have + lf, bytes.Clone(part[lf+1:]), nil
+	case lf < 0 && have+n > c.opt.MaxLine:
+		size, rest, err := skipLine(r, part, eof)
+		return nil, -1, have + size, rest, err
+	}
+	return part, lf, 0, nil, nil
 }
 
 // grow makes room for n more bytes in b: twice its capacity, or what it
@@ -552,8 +554,8 @@ func grow(b *strings.Builder, n, limit int) {
 // read: when r is a file that can be read at an offset (a regular file;
 // not a pipe), the line's length with its LF, found by reading ahead
 // with ReadAt without moving r, or (when the line is over maxLine, and
-// will not be kept) twice have. known is false when r cannot be read at an
-// offset.
+// will not be kept) twice have. known is false, and size 0, when r cannot
+// be read at an offset.
 func lineSize(r io.Reader, have, maxLine int) (size int, known bool) {
 	guess := min(2*have, maxLine+1)
 	ra, ok := r.(interface {
@@ -561,11 +563,11 @@ func lineSize(r io.Reader, have, maxLine int) (size int, known bool) {
 		io.Seeker
 	})
 	if !ok {
-		return guess, false
+		return 0, false
 	}
 	pos, err := ra.Seek(0, io.SeekCurrent)
 	if err != nil {
-		return guess, false
+		return 0, false
 	}
 	limit := maxLine + 1 - have
 	tmp := make([]byte, 64<<10)
@@ -579,7 +581,7 @@ func lineSize(r io.Reader, have, maxLine int) (size int, known bool) {
 			return have + n, true // the line ends the input
 		}
 		if err != nil || k == 0 {
-			return guess, false
+			return 0, false
 		}
 	}
 	return guess, true
