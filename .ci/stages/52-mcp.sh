@@ -81,7 +81,7 @@ echo "== parity gate across the six SDK servers"
 # SKIPPED for it, and a SKIPPED row is no byte-identical one).
 parity_vectors=(cancel-after-response cancel-malformed-ignored cancel-unknown-request
   id-empty-string id-max-safe-integer id-negative id-string-and-number id-string-unicode id-zero
-  jsonrpc-method-not-found jsonrpc-unknown-notification-ignored lifecycle-shutdown-exit lifecycle-version-previous
+  jsonrpc-method-not-found jsonrpc-unknown-notification-ignored lifecycle-shutdown-exit
   lifecycle-version-unknown lifecycle-version-unknown-latest ping ping-with-meta tools-call-add tools-call-echo
   tools-call-echo-unicode tools-call-invalid-arguments tools-call-is-error tools-call-missing-argument)
 args=()
