@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -36,14 +37,36 @@ import (
 //     digest may differ.
 //   - ```json frames: each line is a frame that some vector sends or some
 //     golden file holds (compared in canonical form, member order free).
+//
+// docs/first-mcp-server.md follows the same conventions for its MCP server
+// (TestFirstMCPServer), and one more:
+//
+//   - ```text verdict right after a sh tutorial block: the verdict line the
+//     block's last command prints. Its verdict word (CERTIFIED, ...) must
+//     be the one of the last verdict line on stdout; the class list in
+//     brackets ("[core, tools]") must be the printed one when the printed
+//     line has one (before the classes of issue 30 land it has none).
+//   - ```sh tutorial classes: a block whose commands hold as written only
+//     once the kit judges conformance classes (issue 30: a server with no
+//     capabilities is sent nothing beyond the lifecycle). Before, its
+//     commands run with their status and output unchecked (testscript
+//     condition [classes], [kitJudgesClasses]).
 const tutorialDoc = "docs/first-implementation.md"
 
-// tutorialAgent is the example the python excerpts come from, and
-// tutorialAgentPath where the commands find the reader's copy of it.
-const (
-	tutorialAgent     = "examples/python/agent.py"
-	tutorialAgentPath = "my-agent/agent.py"
-)
+// tutorialPage is a page that runs as a script: the page, the example its
+// excerpts come from (lang: the excerpts' fence language), where its
+// commands find the reader's copy of the example, and the suite files its
+// ```json frames blocks are checked against (globs under the root).
+type tutorialPage struct {
+	doc, example, path, lang string
+	frames                   []string
+}
+
+// controlTutorial is docs/first-implementation.md.
+var controlTutorial = tutorialPage{
+	doc: tutorialDoc, example: "examples/python/agent.py", path: "my-agent/agent.py", lang: "python",
+	frames: []string{"vectors/v1/*/*.json", "golden/v1/*.json", "golden/v1/host/*.json"},
+}
 
 // block is one fenced block of the tutorial.
 type block struct {
@@ -79,7 +102,7 @@ func (b block) is(lang string, flag string) bool {
 
 // fencedBlocks returns the fenced blocks of a Markdown document (fences of
 // three backticks at the start of a line).
-func fencedBlocks(t *testing.T, doc string) []block {
+func fencedBlocks(t *testing.T, name, doc string) []block {
 	t.Helper()
 	var out []block
 	var cur *block
@@ -98,7 +121,7 @@ func fencedBlocks(t *testing.T, doc string) []block {
 		cur = &block{info: strings.Fields(strings.TrimPrefix(line, "```")), line: i + 2}
 	}
 	if cur != nil {
-		t.Fatalf("%s:%d: fenced block is not closed", tutorialDoc, cur.line-1)
+		t.Fatalf("%s:%d: fenced block is not closed", name, cur.line-1)
 	}
 	return out
 }
@@ -108,30 +131,38 @@ func fencedBlocks(t *testing.T, doc string) []block {
 // print what the page says they print.
 func TestTutorial(t *testing.T) {
 	t.Parallel()
+	runTutorial(t, controlTutorial)
+}
+
+// runTutorial runs a page written in the conventions above as a
+// testscript, at the root of a scratch directory that links the clone's
+// examples/ and suites/.
+func runTutorial(t *testing.T, p tutorialPage) {
+	t.Helper()
 	for _, tool := range []string{"bash", "python3", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the tutorial needs %s: %v (CI stage 58-first-implementation runs this test and fails if it skips)", tool, err)
+			t.Skipf("%s needs %s: %v (CI stage 58-first-implementation runs this test and fails if it skips)", p.doc, tool, err)
 		}
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(filepath.Join(root, tutorialDoc))
+	doc, err := os.ReadFile(filepath.Join(root, p.doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent, err := os.ReadFile(filepath.Join(root, tutorialAgent))
+	agent, err := os.ReadFile(filepath.Join(root, p.example))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := fencedBlocks(t, string(doc))
-	checkFrames(t, root, blocks)
-	steps, err := agentSteps(string(agent), blocks)
+	blocks := fencedBlocks(t, p.doc, string(doc))
+	checkFrames(t, p, root, blocks)
+	steps, err := agentSteps(p, string(agent), blocks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := tutorialScript(t, blocks, steps)
+	script := tutorialScript(t, p, blocks, steps)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tutorial.txtar")
 	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
@@ -161,17 +192,29 @@ func TestTutorial(t *testing.T) {
 			env.Setenv("GOFLAGS", "")
 			env.Setenv("CONFORM_CACHE", testCache)
 			env.Setenv(referenceEnv, testReference)
-			return os.Symlink(filepath.Join(root, "examples"), filepath.Join(env.WorkDir, "examples"))
+			for _, d := range []string{"examples", "suites"} {
+				if err := os.Symlink(filepath.Join(root, d), filepath.Join(env.WorkDir, d)); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"shows": cmdShows,
+			"shows":   cmdShows,
+			"verdict": cmdVerdict,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "classes" {
+				return kitJudgesClasses(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
 
 // checkFrames checks that every line of the ```json frames blocks is a
 // frame of the suite: one a vector sends or a golden file holds.
-func checkFrames(t *testing.T, root string, blocks []block) {
+func checkFrames(t *testing.T, p tutorialPage, root string, blocks []block) {
 	t.Helper()
 	known := map[string]bool{}
 	add := func(v any) {
@@ -179,7 +222,7 @@ func checkFrames(t *testing.T, root string, blocks []block) {
 			known[string(b)] = true
 		}
 	}
-	for _, pattern := range []string{"vectors/v1/*/*.json", "golden/v1/*.json", "golden/v1/host/*.json"} {
+	for _, pattern := range p.frames {
 		files, err := filepath.Glob(filepath.Join(root, pattern))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no suite files match %s: %v", pattern, err)
@@ -220,17 +263,17 @@ func checkFrames(t *testing.T, root string, blocks []block) {
 			n++
 			v, err := canon.Parse([]byte(line))
 			if err != nil {
-				t.Errorf("%s:%d: not JSON: %v", tutorialDoc, b.line+i, err)
+				t.Errorf("%s:%d: not JSON: %v", p.doc, b.line+i, err)
 				continue
 			}
 			c, _ := canon.Canonical(v)
 			if !known[string(c)] {
-				t.Errorf("%s:%d: frame %s is in no v1 vector or golden file", tutorialDoc, b.line+i, line)
+				t.Errorf("%s:%d: frame %s is in no vector or golden file of %v", p.doc, b.line+i, line, p.frames)
 			}
 		}
 	}
 	if n == 0 {
-		t.Errorf("%s has no ```json frames block", tutorialDoc)
+		t.Errorf("%s has no ```json frames block", p.doc)
 	}
 }
 
@@ -238,17 +281,17 @@ func checkFrames(t *testing.T, root string, blocks []block) {
 // file as of each step (index N: the lines of steps up to N), or an error
 // when an excerpt is not in the file or some line of the file is in no
 // excerpt.
-func agentSteps(agent string, blocks []block) (map[int]string, error) {
+func agentSteps(p tutorialPage, agent string, blocks []block) (map[int]string, error) {
 	lines := strings.Split(strings.TrimSuffix(agent, "\n"), "\n")
 	step := make([]int, len(lines)) // 0: not claimed by any excerpt
 	last := 0
 	for _, b := range blocks {
-		if !b.is("python", "") {
+		if !b.is(p.lang, "") {
 			continue
 		}
 		n, err := strconv.Atoi(b.attr("step"))
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s:%d: a python block needs step=N (N from 1)", tutorialDoc, b.line-1)
+			return nil, fmt.Errorf("%s:%d: a %s block needs step=N (N from 1)", p.doc, b.line-1, p.lang)
 		}
 		last = max(last, n)
 		// Segments separated by "# ..." lines, each contiguous in the file,
@@ -271,7 +314,7 @@ func agentSteps(agent string, blocks []block) (map[int]string, error) {
 			}
 			at := find(lines, step, seg, from)
 			if at < 0 {
-				return nil, fmt.Errorf("%s:%d: this excerpt of step %d is not in %s (or overlaps another):\n%s", tutorialDoc, b.line-1, n, tutorialAgent, strings.Join(seg, "\n"))
+				return nil, fmt.Errorf("%s:%d: this excerpt of step %d is not in %s (or overlaps another):\n%s", p.doc, b.line-1, n, p.example, strings.Join(seg, "\n"))
 			}
 			for i := range seg {
 				step[at+i] = n
@@ -280,16 +323,16 @@ func agentSteps(agent string, blocks []block) (map[int]string, error) {
 		}
 	}
 	if last == 0 {
-		return nil, fmt.Errorf("%s has no ```python step=N excerpts", tutorialDoc)
+		return nil, fmt.Errorf("%s has no ```%s step=N excerpts", p.doc, p.lang)
 	}
 	var missing []string
 	for i, l := range lines {
 		if step[i] == 0 && strings.TrimSpace(l) != "" {
-			missing = append(missing, fmt.Sprintf("%s:%d: %s", tutorialAgent, i+1, l))
+			missing = append(missing, fmt.Sprintf("%s:%d: %s", p.example, i+1, l))
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("lines of %s the page never shows (add them to an excerpt):\n%s", tutorialAgent, strings.Join(missing, "\n"))
+		return nil, fmt.Errorf("lines of %s the page never shows (add them to an excerpt):\n%s", p.example, strings.Join(missing, "\n"))
 	}
 	out := map[int]string{}
 	for n := 1; n <= last; n++ {
@@ -336,16 +379,17 @@ var exitComment = regexp.MustCompile(`#\s*exits (\d+)\b`)
 // commands of a step, the reader's agent.py becomes that step's file; each
 // command runs through bash with its expected exit status checked; a text
 // block after it is checked with shows.
-func tutorialScript(t *testing.T, blocks []block, steps map[int]string) string {
+func tutorialScript(t *testing.T, p tutorialPage, blocks []block, steps map[int]string) string {
 	t.Helper()
 	var script, files strings.Builder
-	script.WriteString("# generated by TestTutorial from " + tutorialDoc + "\nmkdir my-agent\n")
+	base := path.Base(p.path)
+	script.WriteString("# generated from " + p.doc + "\nmkdir " + path.Dir(p.path) + "\n")
 	for n := 1; n <= len(steps); n++ {
-		fmt.Fprintf(&files, "-- step%d/agent.py --\n%s", n, steps[n])
+		fmt.Fprintf(&files, "-- step%d/%s --\n%s", n, base, steps[n])
 	}
 	step, written, commands := 0, 0, 0
 	for i, b := range blocks {
-		if b.is("python", "") {
+		if b.is(p.lang, "") {
 			n, _ := strconv.Atoi(b.attr("step"))
 			step = max(step, n)
 			continue
@@ -354,7 +398,7 @@ func tutorialScript(t *testing.T, blocks []block, steps map[int]string) string {
 			continue
 		}
 		if step != written && step > 0 {
-			fmt.Fprintf(&script, "cp step%d/agent.py %s\n", step, tutorialAgentPath)
+			fmt.Fprintf(&script, "cp step%d/%s %s\n", step, base, p.path)
 			written = step
 		}
 		for j, line := range b.lines {
@@ -368,17 +412,28 @@ func tutorialScript(t *testing.T, blocks []block, steps map[int]string) string {
 			}
 			commands++
 			name := fmt.Sprintf("command%d.sh", commands)
-			fmt.Fprintf(&script, "\n# %s:%d: %s\nexec bash %s\n", tutorialDoc, b.line+j, cmd, name)
+			if b.is("sh", "classes") {
+				fmt.Fprintf(&script, "\n# %s:%d: %s\n[!classes] exec bash -c 'bash %s || true'\n[classes] exec bash %s\n", p.doc, b.line+j, cmd, name, name)
+			} else {
+				fmt.Fprintf(&script, "\n# %s:%d: %s\nexec bash %s\n", p.doc, b.line+j, cmd, name)
+			}
 			fmt.Fprintf(&files, "-- %s --\n%s\ns=$?; if [ $s -ne %d ]; then echo \"exit status $s, want %d\" >&2; exit 1; fi\n", name, cmd, want, want)
 		}
 		if i+1 < len(blocks) && blocks[i+1].is("text", "") {
+			check := "shows"
+			if blocks[i+1].is("text", "verdict") {
+				check = "verdict"
+			}
+			if b.is("sh", "classes") {
+				check = "[classes] " + check
+			}
 			name := fmt.Sprintf("shown%d.txt", blocks[i+1].line)
-			fmt.Fprintf(&script, "shows %s %s:%d\n", name, tutorialDoc, blocks[i+1].line)
+			fmt.Fprintf(&script, "%s %s %s:%d\n", check, name, p.doc, blocks[i+1].line)
 			fmt.Fprintf(&files, "-- %s --\n%s\n", name, strings.Join(blocks[i+1].lines, "\n"))
 		}
 	}
 	if commands == 0 {
-		t.Fatalf("%s has no ```sh tutorial commands", tutorialDoc)
+		t.Fatalf("%s has no ```sh tutorial commands", p.doc)
 	}
 	return script.String() + files.String()
 }

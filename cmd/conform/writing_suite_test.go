@@ -56,7 +56,7 @@ func TestWritingASuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := fencedBlocks(t, string(doc))
+	blocks := fencedBlocks(t, writingDoc, string(doc))
 	checkPageJSON(t, root, blocks)
 
 	slow, why := true, ""
