@@ -65,15 +65,20 @@ type Profile struct {
 	// Version, Language, Source and Issues describe the implementation
 	// for people: its version, the language it is written in, and the
 	// URLs of its source and issue tracker (reports carry them; conform
-	// matrix shows them). Optional; schemas/profile.schema.json.
+	// matrix shows them). Optional for Load; conform validate warns about
+	// each one missing ([Profile.Warnings], [MetadataMissing]). Homepage
+	// is the URL people start from (its documentation, else its package
+	// registry page); optional, with no warning. schemas/profile.schema.json.
 	Version  string `json:"version,omitempty"`
 	Language string `json:"language,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Issues   string `json:"issues,omitempty"`
-	// Suite is the folder of the suite the profile is certified against,
-	// relative to the profile's folder ("../../suites/mcp"); empty for the
-	// suite embedded in conform. Role is the role it plays (empty: the
-	// suite version's first). --suite and --role override them.
+	Homepage string `json:"homepage,omitempty"`
+	// Suite is the suite the profile is certified against: the name of a
+	// suite embedded in conform ("mcp"), or its folder relative to the
+	// profile's folder ("../../suites/mcp"); empty for the control suite
+	// embedded in conform. Role is the role it plays (empty: the suite
+	// version's first). --suite and --role override them.
 	Suite string `json:"suite,omitempty"`
 	Role  string `json:"role,omitempty"`
 	// Dir is the profile's folder (absolute).
@@ -129,7 +134,7 @@ func Load(dir string) (*Profile, error) {
 		}
 		p.timeout = d
 	}
-	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}} {
+	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}, {"homepage", p.Homepage}} {
 		if u.value != "" && !webURL().MatchString(u.value) {
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not an http or https URL", filepath.Join(abs, File), u.member, u.value)
 		}
@@ -308,6 +313,41 @@ func ReadExpectFail(path string) (map[string]string, error) {
 		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "read expected-failure list")
 	}
 	return ParseExpectFail(bytes.NewReader(data), path)
+}
+
+// MetadataMissing is the code of the warning [Profile.Warnings] gives for
+// each of the members version, language, source and issues a profile
+// lacks: the profile runs, but
+// its page and reports cannot say which release of what, in which
+// language, or where to read its source and report a finding. Stable
+// (conform validate prints it; docs/profiles.md).
+const MetadataMissing = "PROFILE_METADATA_MISSING"
+
+// Warning is a finding about a profile that does not stop it from being
+// used: Code (such as [MetadataMissing]), the Member it is about, and a
+// Message for people.
+type Warning struct {
+	Code    string
+	Member  string
+	Message string
+}
+
+// Warnings returns what the profile lacks for people: one [MetadataMissing]
+// warning per member of version, language, source and issues (in that
+// order) that is absent or empty; nil when it lacks none. Every committed
+// profile carries all four (issue 30 item 4). A warning never changes an
+// exit status.
+func (p *Profile) Warnings() []Warning {
+	var out []Warning
+	for _, m := range []struct{ name, value string }{
+		{"version", p.Version}, {"language", p.Language}, {"source", p.Source}, {"issues", p.Issues},
+	} {
+		if m.value == "" {
+			out = append(out, Warning{Code: MetadataMissing, Member: m.name,
+				Message: fmt.Sprintf("no %q: the implementation's page and reports cannot show it (schemas/profile.schema.json)", m.name)})
+		}
+	}
+	return out
 }
 
 // String renders the command for messages.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,8 +85,47 @@ func TestProfilesValidate(t *testing.T) {
 		if viol := sch.Validate(v); len(viol) > 0 {
 			t.Errorf("%s does not follow %s: %v", f, profile.SchemaFile, viol)
 		}
-		if _, err := profile.Load(filepath.Dir(f)); err != nil {
+		p, err := profile.Load(filepath.Dir(f))
+		if err != nil {
 			t.Errorf("%s: %v", f, err)
+			continue
 		}
+		// Issue 30 item 4: every committed profile says which release of
+		// what it is, and where its source and issue tracker are.
+		for _, w := range p.Warnings() {
+			t.Errorf("%s: %s: %s", f, w.Code, w.Message)
+		}
+	}
+}
+
+// TestWarnings: one PROFILE_METADATA_MISSING per missing member, in the
+// order version, language, source, issues; homepage is never asked for.
+func TestWarnings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		p    profile.Profile
+		want []string
+	}{
+		{"none", profile.Profile{}, []string{"version", "language", "source", "issues"}},
+		{"half", profile.Profile{Version: "1.0", Source: "https://example.org/x"}, []string{"language", "issues"}},
+		{"all", profile.Profile{Version: "1.0", Language: "Go", Source: "https://example.org/x", Issues: "https://example.org/x/issues"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, w := range tc.p.Warnings() {
+				if w.Code != profile.MetadataMissing {
+					t.Errorf("code %q, want %q", w.Code, profile.MetadataMissing)
+				}
+				if !strings.Contains(w.Message, strconv.Quote(w.Member)) {
+					t.Errorf("message %q does not name %q", w.Message, w.Member)
+				}
+				got = append(got, w.Member)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("missing members (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
