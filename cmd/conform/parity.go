@@ -52,7 +52,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *progressEvery < 0 {
 		return usageError(stderr, "parity", "--progress must be 0 (never) or a positive duration")
 	}
-	o := output{format: *format, out: *out, fileRoot: *suiteDir}
+	o := output{format: *format, out: *out, fileRoot: suiteFileRoot(*suiteDir)}
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
