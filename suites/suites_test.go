@@ -58,7 +58,7 @@ func TestEmbeddedMatchesFolder(t *testing.T) {
 }
 
 // TestResolve: which --suite values name an embedded suite and which a
-// folder (docs/commands.md "conform suites").
+// folder (docs/commands.md "The suite").
 func TestResolve(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "mine"), 0o755); err != nil {

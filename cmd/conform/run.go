@@ -55,7 +55,7 @@ commands:
   report    merge the JSON reports of a sharded run, or print a JSON report in another format
   suite     export an embedded suite to a directory (suite export [--suite NAME] DIR)
   suites    list the suites embedded in conform (--suite NAME runs one from any directory)
-  version   print conform's version, VCS revision, Go version and the embedded suite digest
+  version   print conform's version, VCS revision, Go version and the embedded suites' digests
   record    run the suite and write each vector's normalized output (a recording)
   drift     classify the differences between recordings (or golden files)
   frozen    gate: the working v1 schema changed only additively since its published copy
@@ -1059,12 +1059,17 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 
 // cmdVersion prints the module version, the VCS revision and time when
 // the build recorded them (go build inside the git checkout does), the
-// embedded suite and its digest, and the Go version and platform.
+// embedded suites and their digests (one "suite TITLE DIGEST" line each,
+// in conform suites order), and the Go version and platform.
 func cmdVersion(stdout, stderr io.Writer) int {
 	kit := runner.BuildKit()
-	s, err := openSuite("", false)
-	if err != nil {
-		return fail(stderr, err)
+	var embedded []*runner.Suite
+	for _, e := range suites.List() {
+		s, err := openSuite(e.Name, false)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		embedded = append(embedded, s)
 	}
 	fmt.Fprintf(stdout, "conform %s\n", kit.Version)
 	if kit.Revision != "" {
@@ -1081,7 +1086,10 @@ func cmdVersion(stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "revision %s\n", rev)
 	}
-	fmt.Fprintf(stdout, "suite %s %s\ngo %s %s/%s\n", s.Manifest.Name, s.Digest, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, s := range embedded {
+		fmt.Fprintf(stdout, "suite %s %s\n", s.Manifest.Name, s.Digest)
+	}
+	fmt.Fprintf(stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitPass
 }
 
