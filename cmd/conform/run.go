@@ -312,7 +312,7 @@ func selfCommand() (string, error) {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "control protocol `version` to run")
 	role := fl.String("role", "", "`role` the IUT plays, one the suite version declares (default: its first; the control suite: agent or host)")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
@@ -953,7 +953,7 @@ func roles(s *runner.Suite, n int) []string {
 func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("list", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
 	role := fl.String("role", "", "dry run: list the session vectors of this `role` that conform run would run (default: the version's first)")
 	var filters, skips, levels multiFlag

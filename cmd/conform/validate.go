@@ -84,7 +84,7 @@ func tuneGC() (inFlight func(bytes int64)) {
 func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "protocol `version` for recordings and vector files")
 	maxLine := fl.Int("max-line", runner.DefaultRecordingMaxLine, "recordings: longest line read, in `bytes` (longer is FRAME_TOO_LARGE)")
 	complete := fl.Bool("complete", false, "recordings hold whole sessions: a reply without a pending request and a request never answered fail (by default they are notes, since a recording may start or end mid-session)")
