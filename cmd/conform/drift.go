@@ -30,7 +30,7 @@ func cmdDrift(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fl.String("format", "text", "output format: text, json, markdown or changelog")
 	version := fl.Int("version", 1, "protocol `version` of the golden files named \"golden\", and of the schema whose enum values are known")
 	role := fl.String("role", "", "`role` of the golden files named \"golden\" (default: the suite version's first)")
-	suiteDir := fl.String("suite", "", "suite root `dir` whose envelope pairs frames and whose golden files \"golden\" names (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite (an embedded suite's `name` or a suite root dir; default: control, embedded) whose envelope pairs frames and whose golden files \"golden\" names")
 	schemaFile := fl.String("schema", "", "JSON Schema `file` whose enum and const values tell a known value from a new one (default: the embedded suite's schema of --version)")
 	subject := fl.String("subject", "Claude Code CLI", "what was recorded, for --format changelog")
 	doc := fl.String("doc", "docs/timeline.md", "where the full timeline is, for --format changelog")

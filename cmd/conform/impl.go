@@ -8,6 +8,7 @@ import (
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/suites"
 )
 
 // implementation is one implementation under test, as every command names
@@ -88,9 +89,11 @@ func (im implementation) invocation(cmd []string) []string {
 	return append([]string{"--"}, cmd...)
 }
 
-// suiteOf returns the suite folder and role a profile names (profile.json
-// "suite", relative to the profile's folder, and "role"), or "" for a
-// command or the reference. Errors: PROFILE_INVALID.
+// suiteOf returns the suite and role a profile names (profile.json
+// "suite" and "role"), or "" for a command or the reference. The suite is
+// a --suite value: the name of an embedded suite ("mcp") as the profile
+// gives it, or a folder relative to the profile's folder, returned joined
+// to that (absolute) folder (suites.IsPathIn). Errors: PROFILE_INVALID.
 func (im implementation) suiteOf() (dir, role string, err error) {
 	if im.Profile == "" {
 		return "", "", nil
@@ -99,8 +102,12 @@ func (im implementation) suiteOf() (dir, role string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if p.Suite != "" {
+	switch {
+	case p.Suite == "":
+	case suites.IsPathIn(p.Dir, p.Suite):
 		dir = filepath.Join(p.Dir, filepath.FromSlash(p.Suite))
+	default:
+		dir = p.Suite
 	}
 	return dir, p.Role, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/suites"
 )
 
 // cmdInit is `conform init DIR`: a new suite that validates, for a JSON-lines
@@ -243,6 +244,9 @@ func cmdManifest(args []string, stdout, stderr io.Writer) int {
 	}
 	if fl.NArg() > 0 {
 		return usageError(stderr, "manifest", "unexpected argument %q (conform manifest -h lists the flags)", fl.Arg(0))
+	}
+	if !suites.IsPath(*suiteDir) {
+		return usageError(stderr, "manifest", "--suite %q names a suite embedded in conform, which cannot be written: give its folder (%s in a clone of conform)", *suiteDir, suiteFolderHint(*suiteDir))
 	}
 	digest, err := runner.WriteManifest(*suiteDir)
 	if err != nil {

@@ -38,7 +38,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.Var(&roles, "role", "`roles` the --impl implementations play (repeatable or comma-separated; default agent)")
 	fl.Var(&versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
 	fl.Var(&filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	jobs := fl.Int("j", 0, "vectors run at once per run (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")

@@ -27,7 +27,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var impls, filters multiFlag
 	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` (repeatable, at least two; a COMMAND is split on white space, never run through a shell, so no quoting)")
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: any glob may match; each must match at least one vector)")
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "control protocol `version`")
 	role := fl.String("role", "", "`role` the implementations play (default: the suite version's first)")
 	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: number of CPUs)")
@@ -52,7 +52,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *progressEvery < 0 {
 		return usageError(stderr, "parity", "--progress must be 0 (never) or a positive duration")
 	}
-	o := output{format: *format, out: *out, fileRoot: *suiteDir}
+	o := output{format: *format, out: *out, fileRoot: suiteFileRoot(*suiteDir)}
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}

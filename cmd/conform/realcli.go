@@ -456,7 +456,7 @@ func cmdFidelity(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	jobs := fl.Int("j", 2, "vectors played at once")
 	timeout := fl.Duration("timeout", 60*time.Second, "per-vector bound on the CLI session")
 	format := fl.String("format", "text", "output format: text or json")
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}

@@ -34,7 +34,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl := flag.NewFlagSet("record", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	out := fl.String("out", "", "recording `dir` to write (required; its earlier summaries are replaced)")
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "control protocol `version` to record")
 	role := fl.String("role", "", "`role` the IUT plays (default: the suite version's first)")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")

@@ -54,7 +54,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically")
 	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors")
 	fileRoot := fl.String("file-root", "", "`dir` joined before vector paths in GitHub annotations (the --suite directory of the run)")
-	suiteDir := fl.String("suite", "", "merge: the suite `dir` the shards were run with, against which each result is re-checked (default: the suite embedded in this binary)")
+	suiteDir := fl.String("suite", "", "merge: the suite the shards were run with (an embedded suite's `name` or a suite root dir; default: control, embedded), against which each result is re-checked")
 	if code, ok := parseFlags(fl, rest, stdout, stderr); !ok {
 		return code
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,7 @@ import (
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/suites"
 )
 
 // Exit statuses (STYLE.md): 0 pass, 1 findings or failures, 2 usage or
@@ -53,8 +53,9 @@ commands:
   manifest  rewrite a suite's MANIFEST.sha256 after editing its files
   compat    classify the changes between two JSON Schemas as additive or breaking
   report    merge the JSON reports of a sharded run, or print a JSON report in another format
-  suite     export the embedded suite to a directory (suite export DIR)
-  version   print conform's version, VCS revision, Go version and the embedded suite digest
+  suite     export an embedded suite to a directory (suite export [--suite NAME] DIR)
+  suites    list the suites embedded in conform (--suite NAME runs one from any directory)
+  version   print conform's version, VCS revision, Go version and the embedded suites' digests
   record    run the suite and write each vector's normalized output (a recording)
   drift     classify the differences between recordings (or golden files)
   frozen    gate: the working v1 schema changed only additively since its published copy
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdReport(rest, stdout, stderr)
 	case "suite":
 		return cmdSuite(rest, stdout, stderr)
+	case "suites":
+		return cmdSuites(rest, stdout, stderr)
 	case "record":
 		return cmdRecord(ctx, rest, stdout, stderr)
 	case "drift":
@@ -220,11 +223,17 @@ func indexCache() (dir, kit string) {
 	return filepath.Join(base, "index"), kit
 }
 
-// loadSuite is openSuite with options (Meta is always the kit's).
+// loadSuite is openSuite with options (Meta is always the kit's). dir is
+// a --suite value: "" or the name of an embedded suite ("mcp") is read
+// from the binary, anything else is a folder (suites.Resolve).
 func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
-	var fsys fs.FS = conform.Suite()
-	if dir != "" {
+	emb, embedded := suites.Resolve(dir)
+	fsys := emb.FS
+	if !embedded {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			if !suites.IsPath(dir) {
+				return nil, kiterr.New(kiterr.SuiteNotFound, "no suite directory %q and no suite of that name embedded in conform (%s; conform suites lists them)", dir, strings.Join(suites.Names(), ", "))
+			}
 			return nil, kiterr.New(kiterr.SuiteNotFound, "suite directory %q does not exist or is not a directory", dir)
 		}
 		// Every read goes through an os.Root: nothing outside dir is read
@@ -240,7 +249,7 @@ func loadSuite(dir string, opt suite.Options) (*runner.Suite, error) {
 	// meta-schema check in the kit's tests (TestEmbeddedSchemasMetaValid):
 	// compiling them need not repeat it. A --suite directory's are checked.
 	opt.MetaChecked = true
-	opt.SchemasChecked = dir == ""
+	opt.SchemasChecked = embedded
 	s, err := suite.Load(fsys, opt)
 	if err != nil && dir != "" {
 		code := kiterr.CodeOf(err)
@@ -303,7 +312,7 @@ func selfCommand() (string, error) {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: the suite embedded in this binary)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "control protocol `version` to run")
 	role := fl.String("role", "", "`role` the IUT plays, one the suite version declares (default: its first; the control suite: agent or host)")
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
@@ -357,7 +366,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *progressEvery < 0 {
 		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
 	}
-	o := output{format: *format, out: *out, verbose: *verbose, fileRoot: *suiteDir}
+	o := output{format: *format, out: *out, verbose: *verbose, fileRoot: suiteFileRoot(*suiteDir)}
 	if err := o.check(); err != nil {
 		return fail(stderr, err)
 	}
@@ -402,7 +411,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// this suite by this binary found valid is not checked again (the
 	// index cache, internal/suite/cache.go).
 	cacheDir, kit := indexCache()
-	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: *suiteDir == ""})
+	_, embedded := suites.Resolve(*suiteDir)
+	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: embedded})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -818,6 +828,11 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !*update {
 		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
 	}
+	if !suites.IsPath(*suiteDir) {
+		// Goldens and MANIFEST.sha256 are written into a folder, never
+		// into the copy built into this binary.
+		return usageError(stderr, "golden", "--suite %q names a suite embedded in conform, which cannot be written: give its folder (%s in a clone of conform)", *suiteDir, suiteFolderHint(*suiteDir))
+	}
 	command := fl.Args()
 	s, err := openSuite(*suiteDir, true)
 	if err != nil {
@@ -938,7 +953,7 @@ func roles(s *runner.Suite, n int) []string {
 func cmdList(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("list", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "protocol `version`")
 	role := fl.String("role", "", "dry run: list the session vectors of this `role` that conform run would run (default: the version's first)")
 	var filters, skips, levels multiFlag
@@ -1044,12 +1059,17 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 
 // cmdVersion prints the module version, the VCS revision and time when
 // the build recorded them (go build inside the git checkout does), the
-// embedded suite and its digest, and the Go version and platform.
+// embedded suites and their digests (one "suite TITLE DIGEST" line each,
+// in conform suites order), and the Go version and platform.
 func cmdVersion(stdout, stderr io.Writer) int {
 	kit := runner.BuildKit()
-	s, err := openSuite("", false)
-	if err != nil {
-		return fail(stderr, err)
+	var embedded []*runner.Suite
+	for _, e := range suites.List() {
+		s, err := openSuite(e.Name, false)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		embedded = append(embedded, s)
 	}
 	fmt.Fprintf(stdout, "conform %s\n", kit.Version)
 	if kit.Revision != "" {
@@ -1066,7 +1086,10 @@ func cmdVersion(stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "revision %s\n", rev)
 	}
-	fmt.Fprintf(stdout, "suite %s %s\ngo %s %s/%s\n", s.Manifest.Name, s.Digest, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	for _, s := range embedded {
+		fmt.Fprintf(stdout, "suite %s %s\n", s.Manifest.Name, s.Digest)
+	}
+	fmt.Fprintf(stdout, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitPass
 }
 

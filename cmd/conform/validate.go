@@ -75,14 +75,16 @@ func tuneGC() (inFlight func(bytes int64)) {
 // checked like what an IUT
 // writes in a run, replies matched to their requests
 // (runner.ValidateRecording); a profile.json (or a folder that has one)
-// is checked against schemas/profile.schema.json and loaded; a file under
+// is checked against schemas/profile.schema.json and loaded, and warned
+// about ("WARN    path: PROFILE_METADATA_MISSING: ...", exit status
+// unchanged) for each of version, language, source, issues it lacks; a file under
 // a golden/ folder must be canonical; anything else is a vector file.
 // Exit 0 when everything is valid, 1 when a check fails, 2 for bad input,
 // 3 when a file cannot be read.
 func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "suite root `dir` (default: embedded)")
+	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "protocol `version` for recordings and vector files")
 	maxLine := fl.Int("max-line", runner.DefaultRecordingMaxLine, "recordings: longest line read, in `bytes` (longer is FRAME_TOO_LARGE)")
 	complete := fl.Bool("complete", false, "recordings hold whole sessions: a reply without a pending request and a request never answered fail (by default they are notes, since a recording may start or end mid-session)")
@@ -120,7 +122,7 @@ func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
-	bad := 0
+	bad, warned := 0, 0
 	for _, p := range paths {
 		if strings.HasSuffix(p, ".jsonl") || p == "-" {
 			var in io.Reader
@@ -147,10 +149,15 @@ func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		var probs []string
 		switch {
 		case filepath.Base(p) == profile.File:
-			if probs, err = validateProfile(s, p, data); err != nil {
+			var warns []profile.Warning
+			if probs, warns, err = validateProfile(s, p, data); err != nil {
 				out.Flush()
 				return fail(stderr, err)
 			}
+			for _, w := range warns {
+				fmt.Fprintf(out, "WARN    %s: %s: %s\n", p, w.Code, w.Message)
+			}
+			warned += len(warns)
 		case golden:
 			if err := runner.CheckGolden(data); err != nil {
 				probs = []string{err.Error()}
@@ -171,7 +178,11 @@ func cmdValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			fmt.Fprintf(out, "INVALID %s: %s\n", p, pr)
 		}
 	}
-	fmt.Fprintf(out, "%d files, %d invalid\n", len(paths), bad)
+	fmt.Fprintf(out, "%d files, %d invalid", len(paths), bad)
+	if warned > 0 {
+		fmt.Fprintf(out, ", %d warnings", warned)
+	}
+	fmt.Fprintln(out)
 	if err := out.Flush(); err != nil {
 		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write"))
 	}
@@ -221,27 +232,31 @@ func validateRecording(ctx context.Context, s *runner.Suite, version int, path s
 
 // validateProfile checks a profile.json: strict JSON, then
 // schemas/profile.schema.json, then what the loader checks beyond it (the
-// command's variables, the timeout's duration). Its error is a kit
-// failure (the schema does not compile).
-func validateProfile(s *runner.Suite, path string, data []byte) ([]string, error) {
+// command's variables, the timeout's duration). It returns the problems
+// (the profile is invalid) and, for a valid profile, its warnings
+// (profile.Profile.Warnings: PROFILE_METADATA_MISSING), which leave it
+// valid. Its error is a kit failure (the schema does not compile).
+func validateProfile(s *runner.Suite, path string, data []byte) ([]string, []profile.Warning, error) {
 	v, err := canon.Parse(data)
 	if err != nil {
-		return []string{err.Error()}, nil
+		return []string{err.Error()}, nil, nil
 	}
 	sch, err := s.Meta.Compile(profile.SchemaFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []string
 	for _, vi := range sch.Validate(v) {
 		out = append(out, vi.String())
 	}
-	if len(out) == 0 {
-		if _, err := profile.Load(filepath.Dir(path)); err != nil {
-			out = append(out, err.Error())
-		}
+	if len(out) > 0 {
+		return out, nil, nil
 	}
-	return out, nil
+	p, err := profile.Load(filepath.Dir(path))
+	if err != nil {
+		return []string{err.Error()}, nil, nil
+	}
+	return nil, p.Warnings(), nil
 }
 
 // readBounded reads a vector file, or a golden file when golden is set,

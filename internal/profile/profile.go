@@ -65,21 +65,72 @@ type Profile struct {
 	// Version, Language, Source and Issues describe the implementation
 	// for people: its version, the language it is written in, and the
 	// URLs of its source and issue tracker (reports carry them; conform
-	// matrix shows them). Optional; schemas/profile.schema.json.
+	// matrix shows them). Optional for Load; conform validate warns about
+	// each one missing ([Profile.Warnings], [MetadataMissing]). Homepage
+	// is the URL people start from (its documentation, else its package
+	// registry page); optional, with no warning. schemas/profile.schema.json.
 	Version  string `json:"version,omitempty"`
 	Language string `json:"language,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Issues   string `json:"issues,omitempty"`
-	// Suite is the folder of the suite the profile is certified against,
-	// relative to the profile's folder ("../../suites/mcp"); empty for the
-	// suite embedded in conform. Role is the role it plays (empty: the
-	// suite version's first). --suite and --role override them.
+	Homepage string `json:"homepage,omitempty"`
+	// Artifact is the file the profile pins (an npm tarball, a crate),
+	// named and digested as lock files record it; an attestation's
+	// subject. Optional; Load checks its form ([Artifact]).
+	Artifact *Artifact `json:"artifact,omitempty"`
+	// Suite is the suite the profile is certified against: the name of a
+	// suite embedded in conform ("mcp"), or its folder relative to the
+	// profile's folder ("../../suites/mcp"); empty for the control suite
+	// embedded in conform. Role is the role it plays (empty: the suite
+	// version's first). --suite and --role override them.
 	Suite string `json:"suite,omitempty"`
 	Role  string `json:"role,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 
 	timeout time.Duration
+}
+
+// Artifact is the released file a profile pins, in the form of an in-toto
+// ResourceDescriptor (in-toto Attestation Framework v1,
+// spec/v1/resource_descriptor.md) so that it can be an attestation's
+// subject as it is:
+//
+//	{"name": "rmcp-3.11.0.crate",
+//	 "uri": "https://static.crates.io/crates/rmcp/rmcp-3.11.0.crate",
+//	 "digest": {"sha256": "391f15...d85b"}}
+//
+// Name is how the ecosystem names the file (a crate file, "pkg@version"
+// for npm); URI where it is downloaded (http or https); Digest maps an
+// algorithm, "sha256" or "sha512", to the lowercase hex digest of the
+// file's bytes, as the implementation's lock file records it
+// (Cargo.lock's checksum, package-lock.json's integrity decoded).
+type Artifact struct {
+	Name   string            `json:"name"`
+	URI    string            `json:"uri"`
+	Digest map[string]string `json:"digest"`
+}
+
+// check returns what is wrong with a, or "".
+func (a *Artifact) check() string {
+	switch {
+	case a.Name == "":
+		return "artifact has no name"
+	case !webURL().MatchString(a.URI):
+		return fmt.Sprintf("artifact uri %q is not an http or https URL", a.URI)
+	case len(a.Digest) == 0:
+		return "artifact has no digest"
+	}
+	for alg, hex := range a.Digest {
+		n := map[string]int{"sha256": 64, "sha512": 128}[alg]
+		if n == 0 {
+			return fmt.Sprintf("artifact digest algorithm %q is neither sha256 nor sha512", alg)
+		}
+		if len(hex) != n || strings.Trim(hex, "0123456789abcdef") != "" {
+			return fmt.Sprintf("artifact %s digest %q is not %d lowercase hex digits", alg, hex, n)
+		}
+	}
+	return ""
 }
 
 // TimeoutDuration returns Timeout parsed (Load checked that it is a
@@ -95,7 +146,8 @@ const MaxFile = 1 << 20
 // a regular file, at most [MaxFile] bytes. Errors: PROFILE_INVALID
 // (missing file, a link out of dir, not a regular file, too large, bad
 // JSON, unknown member, empty command, a timeout that is not a positive
-// duration).
+// duration, a source, issues or homepage that is not a web URL, an
+// artifact of the wrong form).
 func Load(dir string) (*Profile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -129,9 +181,14 @@ func Load(dir string) (*Profile, error) {
 		}
 		p.timeout = d
 	}
-	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}} {
+	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}, {"homepage", p.Homepage}} {
 		if u.value != "" && !webURL().MatchString(u.value) {
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not an http or https URL", filepath.Join(abs, File), u.member, u.value)
+		}
+	}
+	if p.Artifact != nil {
+		if msg := p.Artifact.check(); msg != "" {
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s", filepath.Join(abs, File), msg)
 		}
 	}
 	switch p.Mode {
@@ -308,6 +365,41 @@ func ReadExpectFail(path string) (map[string]string, error) {
 		return nil, kiterr.Wrap(kiterr.ExpectFileInvalid, err, "read expected-failure list")
 	}
 	return ParseExpectFail(bytes.NewReader(data), path)
+}
+
+// MetadataMissing is the code of the warning [Profile.Warnings] gives for
+// each of the members version, language, source and issues a profile
+// lacks: the profile runs, but
+// its page and reports cannot say which release of what, in which
+// language, or where to read its source and report a finding. Stable
+// (conform validate prints it; docs/profiles.md).
+const MetadataMissing = "PROFILE_METADATA_MISSING"
+
+// Warning is a finding about a profile that does not stop it from being
+// used: Code (such as [MetadataMissing]), the Member it is about, and a
+// Message for people.
+type Warning struct {
+	Code    string
+	Member  string
+	Message string
+}
+
+// Warnings returns what the profile lacks for people: one [MetadataMissing]
+// warning per member of version, language, source and issues (in that
+// order) that is absent or empty; nil when it lacks none. Every committed
+// profile carries all four (issue 30 item 4). A warning never changes an
+// exit status.
+func (p *Profile) Warnings() []Warning {
+	var out []Warning
+	for _, m := range []struct{ name, value string }{
+		{"version", p.Version}, {"language", p.Language}, {"source", p.Source}, {"issues", p.Issues},
+	} {
+		if m.value == "" {
+			out = append(out, Warning{Code: MetadataMissing, Member: m.name,
+				Message: fmt.Sprintf("no %q: the implementation's page and reports cannot show it (schemas/profile.schema.json)", m.name)})
+		}
+	}
+	return out
 }
 
 // String renders the command for messages.

@@ -183,6 +183,13 @@ func TestLoadErrors(t *testing.T) {
 		{"bare zero timeout", `{"name":"x","command":["a"],"timeout":"0"}`, []string{`timeout "0" must be a positive duration`}},
 		{"timeout without unit", `{"name":"x","command":["a"],"timeout":"10"}`, []string{`timeout "10" is not a duration`}},
 		{"empty-looking timeout", `{"name":"x","command":["a"],"timeout":" "}`, []string{`timeout " " is not a duration`}},
+		{"homepage not a URL", `{"name":"x","command":["a"],"homepage":"file:///etc"}`, []string{`homepage "file:///etc" is not an http or https URL`}},
+		{"artifact without name", `{"name":"x","command":["a"],"artifact":{"uri":"https://e.org/a","digest":{"sha256":"` + strings.Repeat("a", 64) + `"}}}`, []string{"artifact has no name"}},
+		{"artifact uri", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"ftp://e.org/a","digest":{"sha256":"` + strings.Repeat("a", 64) + `"}}}`, []string{`artifact uri "ftp://e.org/a"`}},
+		{"artifact no digest", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"https://e.org/a","digest":{}}}`, []string{"artifact has no digest"}},
+		{"artifact md5", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"https://e.org/a","digest":{"md5":"00"}}}`, []string{`"md5" is neither sha256 nor sha512`}},
+		{"artifact short sha256", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"https://e.org/a","digest":{"sha256":"abc"}}}`, []string{"is not 64 lowercase hex digits"}},
+		{"artifact upper sha512", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"https://e.org/a","digest":{"sha512":"` + strings.Repeat("A", 128) + `"}}}`, []string{"is not 128 lowercase hex digits"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

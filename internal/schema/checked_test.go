@@ -10,6 +10,7 @@ import (
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/suites/mcp"
 )
 
 // TestCheckedSetSkipsMetaCheck pins the jsonschema v6 behaviour
@@ -52,16 +53,20 @@ func TestCheckedSetSkipsMetaCheck(t *testing.T) {
 // embedded suite (suite.Options.SchemasChecked, MetaChecked): every schema
 // file the binary embeds compiles under NewSet, meta-schema check included.
 func TestEmbeddedSchemasMetaValid(t *testing.T) {
-	files, err := fs.Glob(conform.Suite(), "schemas/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no embedded schemas: %v", err)
-	}
-	for _, f := range files {
-		if path.Ext(f) != ".json" {
-			continue
+	// The control suite with the kit's schemas, and the MCP suite
+	// (suites/mcp, embedded for --suite mcp).
+	for name, fsys := range map[string]fs.FS{"control": conform.Suite(), "mcp": mcp.Suite()} {
+		files, err := fs.Glob(fsys, "schemas/*.json")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no embedded schemas: %v", name, err)
 		}
-		if _, err := NewSet(conform.Suite()).Compile(f); err != nil {
-			t.Errorf("%s: %v", f, err)
+		for _, f := range files {
+			if path.Ext(f) != ".json" {
+				continue
+			}
+			if _, err := NewSet(fsys).Compile(f); err != nil {
+				t.Errorf("%s: %s: %v", name, f, err)
+			}
 		}
 	}
 }
