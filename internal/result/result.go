@@ -490,6 +490,12 @@ type SuiteInfo struct {
 	Version int    `json:"version"`
 	Role    string `json:"role"`
 	Digest  string `json:"digest"`
+	// Title is the suite's short name for people in a verdict line
+	// (suite.json "title": "MCP"; "" when it gives none) and Label the
+	// version's display name (suite.json version "label": "2025-11-25";
+	// "" when none).
+	Title string `json:"title,omitempty"`
+	Label string `json:"label,omitempty"`
 }
 
 // Implementation identifies the IUT.

@@ -43,7 +43,10 @@ var digestGlobs = []string{"suite.json", "schemas/**/*.json", "vectors/**/*.json
 
 // Manifest is suite.json.
 type Manifest struct {
-	Name        string    `json:"name"`
+	Name string `json:"name"`
+	// Title is the suite's short name for people ("MCP"), which verdict
+	// lines print before the role and version; optional.
+	Title       string    `json:"title,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Versions    []Version `json:"versions"`
 }
