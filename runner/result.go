@@ -88,6 +88,7 @@ const (
 	FindingRequirementUnmet      = result.FindingRequirementUnmet
 	FindingClassNotClaimed       = result.FindingClassNotClaimed
 	FindingClaimContradicted     = result.FindingClaimContradicted
+	FindingClassesUndeclared     = result.FindingClassesUndeclared
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass
