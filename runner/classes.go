@@ -16,16 +16,25 @@ import (
 // vectors whose frames, with the preflight's, the classes' derive
 // predicates and the vectors' requires are checked against.
 
-// checkClaims refuses a claim that names no class of the run's version
-// and role: CLAIM_UNKNOWN.
+// checkClaims refuses a claim that names no class of any version and
+// role of the suite: CLAIM_UNKNOWN. A claim may name a class of another
+// role or version (one profile of an implementation that plays several
+// roles claims the classes of each): the run judges only the claims that
+// name classes of its version and role.
 func (p *plan) checkClaims() error {
 	var names []string
-	for _, c := range p.classes {
-		names = append(names, c.Name)
+	for _, ver := range p.cfg.Suite.Manifest.Versions {
+		for _, r := range ver.Roles {
+			for _, c := range ver.RoleClasses(r.Name) {
+				if !slices.Contains(names, c.Name) {
+					names = append(names, c.Name)
+				}
+			}
+		}
 	}
 	for _, claim := range p.cfg.Claims {
 		if !slices.Contains(names, claim) {
-			return kiterr.New(kiterr.ClaimUnknown, "claim %q names no conformance class of suite version %d, role %s (%s)", claim, p.ver.Version, p.cfg.Role, strings.Join(names, ", "))
+			return kiterr.New(kiterr.ClaimUnknown, "claim %q names no conformance class of suite %q (%s)", claim, p.cfg.Suite.Manifest.Name, strings.Join(names, ", "))
 		}
 	}
 	return nil
@@ -102,7 +111,9 @@ func (p *plan) judge(negotiated bool) ([]ClassResult, []Finding) {
 	}
 	if p.cfg.Claims != nil {
 		for _, n := range p.cfg.Claims {
-			add(n, result.HowClaimed)
+			if _, ours := byName[n]; ours {
+				add(n, result.HowClaimed)
+			}
 		}
 	} else {
 		for _, c := range p.classes {

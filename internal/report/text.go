@@ -368,10 +368,10 @@ func VerdictLine(r *result.Report) string {
 	return fmt.Sprintf("%s: %s — %s%s (%s)", verdict, sanitize(implName(r.Implementation)), certificateName(r), classCounts(r), r.Suite.Digest)
 }
 
-// implName is the implementation's name and, when its profile gives one,
-// its version.
+// implName is the implementation's name and, when its profile gives one
+// that the name does not already hold, its version.
 func implName(im result.Implementation) string {
-	if im.Version != "" {
+	if im.Version != "" && !strings.Contains(im.Name, im.Version) {
 		return im.Name + " " + im.Version
 	}
 	return im.Name
