@@ -108,10 +108,12 @@ type Config struct {
 	// ExpectFail maps vector id to the reason it is expected to fail.
 	ExpectFail map[string]string
 	// Claims are the conformance classes the IUT claims (profile.json
-	// claims, conform run --claim): names of classes of the suite version
-	// and role. Nil derives the classes judged from the frames of the
-	// preflight and discover vectors (docs/running.md "Conformance
-	// classes"). A name that is no class is CLAIM_UNKNOWN.
+	// claims, conform run --claim): class names of the suite, of which
+	// those of the run's version and role are judged (with the classes
+	// they require and the always-judged ones). Nil derives the classes
+	// judged from the frames of the preflight and discover vectors
+	// (docs/running.md "Conformance classes"). A name that is a class of
+	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
 	// Jobs is how many vectors run at once (default: number of CPUs).
 	Jobs int
