@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -177,5 +178,52 @@ func TestClaimUnknown(t *testing.T) {
 	_, err := runner.Run(context.Background(), runner.Config{Suite: s, Role: "server", Command: []string{"/nonexistent"}, Claims: []string{"core", "toolz"}})
 	if kiterr.CodeOf(err) != kiterr.ClaimUnknown {
 		t.Fatalf("err %v, want CLAIM_UNKNOWN", err)
+	}
+}
+
+// TestReadReportClasses: a saved report's classes must follow from its
+// results: counts, certifies, a result's class, and a not-claimed result
+// of a judged class are each refused (REPORT_INVALID).
+func TestReadReportClasses(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, "reference", "set-model-*", "interrupt-*")
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := func(r *runner.Report) []byte {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if _, err := runner.ReadReport(cfg.Suite, encode(rep)); err != nil {
+		t.Fatalf("an honest report: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(r *runner.Report)
+	}{
+		{"class count", func(r *runner.Report) { r.Classes[0].Passed++ }},
+		{"certifies", func(r *runner.Report) { r.Certifies = r.Certifies[:1] }},
+		{"unknown class", func(r *runner.Report) { r.Results[0].Class = "nope" }},
+		{"not claimed in a judged class", func(r *runner.Report) {
+			r.Results[0].Status = runner.Skipped
+			r.Results[0].Findings = []runner.Finding{{Code: runner.FindingClassNotClaimed, Message: "m"}}
+			r.Recount()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forged := *rep
+			forged.Results = slices.Clone(rep.Results)
+			forged.Classes = slices.Clone(rep.Classes)
+			forged.Certifies = slices.Clone(rep.Certifies)
+			tc.edit(&forged)
+			if _, err := runner.ReadReport(cfg.Suite, encode(&forged)); kiterr.CodeOf(err) != kiterr.ReportInvalid {
+				t.Errorf("err %v, want REPORT_INVALID", err)
+			}
+		})
 	}
 }
