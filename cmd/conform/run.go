@@ -59,6 +59,7 @@ commands:
   drift     classify the differences between recordings (or golden files)
   frozen    gate: the working v1 schema changed only additively since its published copy
   fidelity  compare the requests of the real CLI (with a Messages-API stand-in) with the host vectors
+  attest    verify that an in-toto attestation (run --attest) matches a JSON report
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -113,6 +114,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdReference(ctx, rest, stdin, stdout, stderr)
 	case "agent-double":
 		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
+	case "attest":
+		return cmdAttest(rest, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage+helpTail)
 		return exitPass
@@ -353,6 +356,7 @@ type runFlags struct {
 	filters, skips, levels multiFlag
 	maxMemory              byteSize
 	format, out, jsonOut   string
+	attest                 string
 	color                  *string
 	verbose                bool
 	progress               time.Duration
@@ -390,6 +394,7 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 	fl.StringVar(&f.format, "format", "text", "report format: text, compact (one line per failure), json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
 	fl.StringVar(&f.out, "out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
 	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
+	fl.StringVar(&f.attest, "attest", "", "also write an in-toto attestation of the run to `file`: a Statement v1 with the test-result predicate, whose subject is the JSON report file (--json-out, or --format json --out); sign it with cosign or ssh-keygen -Y sign (docs/certification.md \"Attestation\")")
 	fl.BoolVar(&f.verbose, "v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
 	fl.StringVar(&r.Shard, "shard", "", "run only shard `i/n` of the selected vectors (vector k in id order goes to shard k mod n + 1); 'conform report merge' combines the JSON reports of all n shards")
 	fl.DurationVar(&f.progress, "progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
@@ -432,20 +437,33 @@ func (f *runFlags) output(stdout io.Writer) (output, error) {
 			return o, err
 		}
 	}
-	return o, nil
+	return o, f.checkAttest()
 }
 
 // write writes the run's reports: the JSON report (--json-out), the
-// report in its format (--out or stdout) and, when it went to a file, the
-// counts and verdict line on stderr. Errors: IO.
+// report in its format (--out or stdout), the attestation (--attest, last:
+// it attests the JSON report file written before it) and, when the report
+// went to a file, the counts and verdict line on stderr. Errors: IO.
 func (f *runFlags) write(stdout, stderr io.Writer, o output, rep *runner.Report) error {
-	if f.jsonOut != "" {
-		if err := writeJSONReport(f.jsonOut, stdout, rep); err != nil {
+	var js []byte
+	if f.jsonOut != "" || f.attest != "" {
+		var err error
+		if js, err = jsonReport(rep); err != nil {
 			return err
+		}
+	}
+	if f.jsonOut != "" {
+		if err := writeReport("--json-out", f.jsonOut, stdout, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
+			return kiterr.Wrap(kiterr.IO, err, "write JSON report")
 		}
 	}
 	if err := o.run(stdout, stderr, rep); err != nil {
 		return err
+	}
+	if f.attest != "" {
+		if err := f.writeAttestation(stdout, stderr, rep, js); err != nil {
+			return err
+		}
 	}
 	if f.out != "" {
 		c := rep.Summary
@@ -539,15 +557,6 @@ func rerunFailed(stderr io.Writer, s *runner.Suite, path string, fl *flag.FlagSe
 	}
 	*role, *version = sel.Role, sel.Version
 	return ids, nil
-}
-
-// writeJSONReport writes rep as JSON to path, as --out is written
-// ([reportTarget]). Errors: IO.
-func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
-	if err := writeReport("--json-out", path, stdout, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
-		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
-	}
-	return nil
 }
 
 // resolveArgs makes the relative paths among the IUT arguments after the
@@ -992,6 +1001,8 @@ func usageTail(cmd string) string {
 		return " [FILES_OR_GLOBS...]"
 	case "compat":
 		return " OLD.json NEW.json"
+	case "attest verify":
+		return " ATTESTATION.json REPORT.json"
 	case "record":
 		return " --out DIR [--profile DIR | -- IUT COMMAND [ARGS...]]"
 	case "drift":

@@ -347,7 +347,10 @@ func TestPrepareRerun(t *testing.T) {
 	}
 	ran := false
 	p := f.ports()
-	p.Run = func(context.Context, runner.Config) (*runner.Report, error) { ran = true; return nil, errors.New("ran") }
+	p.Run = func(context.Context, runner.Config) (*runner.Report, error) {
+		ran = true
+		return nil, errors.New("ran")
+	}
 	if _, rep, err := certify.Run(context.Background(), req, p); rep != nil || err != nil || ran {
 		t.Errorf("Run with nothing to rerun: report %v, err %v, ran %v: want no run", rep, err, ran)
 	}
