@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -140,12 +141,27 @@ func (f *runFlags) writeAttestation(stdout, stderr io.Writer, rep *runner.Report
 			return kiterr.Wrap(kiterr.IO, err, "read the profile for the attestation")
 		}
 		opt.ProfileJSON = b
+		opt.Artifacts = profileArtifact(b)
 	}
 	st, err := attest.Build(rep, js, opt)
 	if err != nil {
 		return kiterr.Wrap(kiterr.IO, err, "build the attestation")
 	}
 	return writeReport("--attest", f.attest, stdout, func(w io.Writer) error { return attest.Write(w, st) })
+}
+
+// profileArtifact is the artifact a profile.json names (its "artifact"
+// member: the released file the profile pins, an in-toto resource
+// descriptor with a digest; docs/profiles.md), as an attestation's first
+// subject; nil when it names none. profile.Load has checked its form.
+func profileArtifact(profileJSON []byte) []attest.ResourceDescriptor {
+	var p struct {
+		Artifact *attest.ResourceDescriptor `json:"artifact"`
+	}
+	if json.Unmarshal(profileJSON, &p) != nil || p.Artifact == nil || len(p.Artifact.Digest) == 0 {
+		return nil
+	}
+	return []attest.ResourceDescriptor{*p.Artifact}
 }
 
 // jsonReport is rep's JSON form (schemas/report.schema.json), the bytes

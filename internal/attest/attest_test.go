@@ -232,3 +232,23 @@ func conf(m map[string]any, kind string) map[string]any {
 	}
 	panic("no descriptor of kind " + kind)
 }
+
+func TestArtifactSubject(t *testing.T) {
+	t.Parallel()
+	rep, js := sample(t)
+	art := attest.ResourceDescriptor{Name: "tiny-0.4.tgz", URI: "https://example.org/tiny-0.4.tgz", Digest: attest.DigestSet{"sha512": strings.Repeat("ab", 64)}}
+	st, err := attest.Build(rep, js, attest.Options{Artifacts: []attest.ResourceDescriptor{art}, Profile: "impl/tiny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Subject) != 2 || st.Subject[0].Name != "tiny-0.4.tgz" || st.Subject[1].Name != "report.json" {
+		t.Fatalf("subject %+v: want the artifact, then the report", st.Subject)
+	}
+	var b bytes.Buffer
+	if err := attest.Write(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	if fs := attest.Verify(b.Bytes(), rep, js); len(fs) != 0 {
+		t.Errorf("an artifact besides the report: findings %v, want none", fs)
+	}
+}
