@@ -34,6 +34,8 @@ type (
 	Status               = result.Status
 	SuiteInfo            = result.SuiteInfo
 	TrendPoint           = result.TrendPoint
+	ClassResult          = result.ClassResult
+	ClassLevel           = result.ClassLevel
 )
 
 // Statuses, verdicts, finding codes and report bounds (public API; see
@@ -84,6 +86,9 @@ const (
 	FindingReplyUnsolicited      = result.FindingReplyUnsolicited
 	FindingRequestUnanswered     = result.FindingRequestUnanswered
 	FindingRequirementUnmet      = result.FindingRequirementUnmet
+	FindingClassNotClaimed       = result.FindingClassNotClaimed
+	FindingClaimContradicted     = result.FindingClaimContradicted
+	FindingClassesUndeclared     = result.FindingClassesUndeclared
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass

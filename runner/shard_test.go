@@ -67,6 +67,21 @@ func TestRunShard(t *testing.T) {
 	if m.Verdict != runner.VerdictPartial || !m.Partial || m.Summary.Total != shards[0].Shard.Selected {
 		t.Errorf("merged: verdict %s, partial %v, %d vectors", m.Verdict, m.Partial, m.Summary.Total)
 	}
+	// The merged report's class counts are recomputed from all results:
+	// each class counts what the shards' counts add up to.
+	if len(m.Classes) == 0 || len(m.Classes) != len(shards[0].Classes) {
+		t.Fatalf("merged: classes %+v", m.Classes)
+	}
+	for i, c := range m.Classes {
+		sum := shards[0].Classes[i].Total + shards[1].Classes[i].Total
+		passed := shards[0].Classes[i].Passed + shards[1].Classes[i].Passed
+		if c.Total != sum || c.Passed != passed || c.Name != shards[0].Classes[i].Name {
+			t.Errorf("merged class %s: %d results, %d passed; the shards hold %d and %d", c.Name, c.Total, c.Passed, sum, passed)
+		}
+	}
+	if !slices.Equal(m.Certifies, shards[0].Certifies) || len(m.Certifies) == 0 {
+		t.Errorf("merged certifies %q, shards %q", m.Certifies, shards[0].Certifies)
+	}
 
 	// More shards than vectors would leave one empty: a usage error.
 	cfg := testConfig(t, "reference", "interrupt-idle")

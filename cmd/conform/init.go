@@ -118,6 +118,11 @@ func scaffold(name, role string) map[string]string {
       "vectors": "vectors/v1",
       "golden": "golden/v1",
       "roles": [{"name": ` + q(role) + `, "description": "The IUT answers the requests the runner sends."}],
+      "classes": [
+        {"name": "core", "role": ` + q(role) + `, "title": "core",
+         "description": "What every implementation of the role does: echo, and the reply to each request. Add a class per optional feature, with derive predicates over the frames of a preflight vector when the protocol negotiates it.",
+         "source": "your protocol's specification, section ...", "always": true}
+      ],
       "envelope": {
         "frames": [
           {"name": "reply", "kind": "reply", "when": [{"path": "/method", "absent": true}, {"path": "/id", "present": true}],
@@ -158,6 +163,7 @@ func scaffold(name, role string) map[string]string {
 `
 	vector := `{
   "id": "echo",
+  "class": "core",
   "version": 1,
   "kind": "session",
   "level": "required",

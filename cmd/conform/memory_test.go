@@ -167,7 +167,7 @@ func genSuite(t *testing.T, items, size int) string {
 		count := (size - unescaped - len(`"}}`) - 1) / 4
 		send = append(send, fmt.Sprintf(`{"generate":{"prefix":"%s","repeat":"aaaa","count":%d,"suffix":"\"}}"}}`, prefix, count))
 	}
-	vector := `{"id":"gen-huge","version":1,"kind":"session","level":"required","role":"agent",` +
+	vector := `{"id":"gen-huge","class":"core","version":1,"kind":"session","level":"required","role":"agent",` +
 		`"description":"generated lines of 64 MiB","source":"issue 16","send":[` + strings.Join(send, ",") + `],"expect":{"exit":"zero"}}`
 	files := map[string]string{
 		"vectors/v1/agent/gen-huge.json": vector,

@@ -151,6 +151,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 		return nil, err
 	}
 	cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
+	cfg.Claims = p.Claims
 	if p.Implementation != "" {
 		cfg.Implementation = p.Implementation
 	}
@@ -354,6 +355,7 @@ func runFail(stderr io.Writer, err error) int {
 type runFlags struct {
 	req                    certify.Request
 	filters, skips, levels multiFlag
+	claims                 multiFlag
 	maxMemory              byteSize
 	format, out, jsonOut   string
 	attest                 string
@@ -374,6 +376,7 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 	fl.Var(&f.filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
 	fl.Var(&f.skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
 	fl.Var(&f.levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
+	fl.Var(&f.claims, "claim", "judge these conformance `classes` of the suite version and role (repeatable or comma-separated; overrides the profile's claims): the rest are SKIPPED (CLASS_NOT_CLAIMED), always-judged classes are judged anyway (docs/running.md \"Conformance classes\")")
 	fl.StringVar(&r.Rerun, "rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
 	fl.StringVar(&r.Name, "name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
 	f.color = colorFlag(fl)
@@ -407,6 +410,7 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 func (f *runFlags) request(fl *flag.FlagSet) certify.Request {
 	r := f.req
 	r.Filters, r.Skips, r.Levels = f.filters, f.skips, f.levels
+	r.Claims, r.ClaimsGiven = f.claims, flagSet(fl, "claim")
 	r.MaxMemory = int64(f.maxMemory)
 	r.RoleGiven, r.VersionGiven, r.TimeoutGiven = flagSet(fl, "role"), flagSet(fl, "version"), flagSet(fl, "timeout")
 	r.Command = fl.Args()

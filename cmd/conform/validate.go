@@ -346,6 +346,11 @@ func validateSuite(s *runner.Suite, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "v%d: %d session vectors, %d message vectors (%d failed), %d/%d schema definitions covered\n",
 			ver.Version, sessions, len(results), failed, len(cov.Definitions)-len(cov.Uncovered), len(cov.Definitions))
+		if len(ver.Classes) == 0 && sessions > 0 {
+			// A warning: the run still works, with one implicit class.
+			fmt.Fprintf(stdout, "WARNING v%d %s: the version declares no conformance classes, so each role has one implicit class %q, always judged, and a certificate names no feature set (docs/suite-format.md \"Classes\")\n",
+				ver.Version, runner.FindingClassesUndeclared, suite.ClassAll)
+		}
 		for _, d := range cov.Uncovered {
 			fmt.Fprintf(stdout, "UNCOVERED v%d #/$defs/%s: no valid message vector exercises it\n", ver.Version, d)
 			if status == exitPass {

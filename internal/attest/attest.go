@@ -25,7 +25,9 @@
 //     PASSED_PARTIAL), FAILED for every other verdict.
 //   - predicate.configuration: resource descriptors, each with an
 //     annotation "kind": the suite ("suite": its name, the SHA-256 of its
-//     digest, version and role), each class the run judged ("class"), the
+//     digest, version and role, the classes claimed and those not judged),
+//     each class the run judged ("class": its name, specification URL,
+//     the digest of its class result, how it was judged and its counts), the
 //     implementation as the report names it ("implementation"), and the
 //     profile the run used ("profile", when there was one).
 //   - predicate.passedTests, warnedTests, failedTests: each vector by its
@@ -183,6 +185,13 @@ func configuration(rep *result.Report, opt Options) ([]ResourceDescriptor, error
 		Name: rep.Suite.Name, Digest: DigestSet{"sha256": hexDigest},
 		Annotations: map[string]any{"kind": KindSuite, "version": rep.Suite.Version, "role": rep.Suite.Role},
 	}}
+	if rep.Suite.Title != "" {
+		conf[0].Annotations["title"] = rep.Suite.Title
+	}
+	if rep.Suite.Label != "" {
+		conf[0].Annotations["label"] = rep.Suite.Label
+	}
+	suiteClasses(rep, conf[0].Annotations)
 	classes, err := classDescriptors(rep)
 	if err != nil {
 		return nil, err

@@ -25,15 +25,22 @@ func sample(t *testing.T) (*result.Report, []byte) {
 		Suite:          result.SuiteInfo{Name: "conform MCP suite", Version: 1, Role: "server", Digest: "sha256:" + suiteHex},
 		Implementation: result.Implementation{Name: "tiny", Command: []string{"python3", "tiny.py"}, Version: "0.4", Source: "https://example.org/tiny"},
 		Invocation:     []string{"run", "--role", "server", "--version", "1", "--profile", "impl/tiny"},
+		Claims:         []string{"core"},
+		Classes: []result.ClassResult{
+			{Name: "core", URL: "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle", Judged: true, How: result.HowClaimed},
+			{Name: "tools", Judged: true, How: result.HowDerived},
+			{Name: "prompts", How: result.HowNotClaimed},
+		},
 		Results: []result.Result{
-			{ID: "ping", Level: "required", Status: result.Pass, Path: "vectors/v1/server/ping.json"},
-			{ID: "tools-list", Level: "required", Status: result.Fail, Path: "vectors/v1/server/tools-list.json", Findings: fail},
-			{ID: "tools-call", Level: "recommended", Status: result.XFail, Path: "vectors/v1/server/tools-call.json", Findings: fail, Reason: "known"},
-			{ID: "log-level", Level: "informational", Status: result.Fail, Path: "vectors/v1/server/log-level.json", Findings: fail},
-			{ID: "prompts-list", Level: "required", Status: result.Skipped, Path: "vectors/v1/server/prompts-list.json"},
-			{ID: "slow", Level: "required", Status: result.NotRun, Path: "vectors/v1/server/slow.json"},
-			{ID: "hint", Level: "informational", Status: result.NotRun, Path: "vectors/v1/server/hint.json"},
-			{ID: "no-path", Level: "required", Status: result.Pass},
+			{ID: "ping", Class: "core", Level: "required", Status: result.Pass, Path: "vectors/v1/server/ping.json"},
+			{ID: "tools-list", Class: "tools", Level: "required", Status: result.Fail, Path: "vectors/v1/server/tools-list.json", Findings: fail},
+			{ID: "tools-call", Class: "tools", Level: "recommended", Status: result.XFail, Path: "vectors/v1/server/tools-call.json", Findings: fail, Reason: "known"},
+			{ID: "log-level", Class: "core", Level: "informational", Status: result.Fail, Path: "vectors/v1/server/log-level.json", Findings: fail},
+			{ID: "prompts-list", Class: "prompts", Level: "required", Status: result.Skipped, Path: "vectors/v1/server/prompts-list.json",
+				Findings: []result.Finding{{Code: result.FindingClassNotClaimed, Message: "not run"}}},
+			{ID: "slow", Class: "core", Level: "required", Status: result.NotRun, Path: "vectors/v1/server/slow.json"},
+			{ID: "hint", Class: "core", Level: "informational", Status: result.NotRun, Path: "vectors/v1/server/hint.json"},
+			{ID: "no-path", Class: "core", Level: "required", Status: result.Pass},
 		},
 	}
 	rep.Recount()
@@ -101,6 +108,23 @@ func TestBuild(t *testing.T) {
 	if im := kinds["implementation"]; im["name"] != "tiny" || im["uri"] != "https://example.org/tiny" || im["annotations"].(map[string]any)["version"] != "0.4" {
 		t.Errorf("implementation descriptor %v", im)
 	}
+	if s := kinds["suite"]["annotations"].(map[string]any); !cmp.Equal(s["claims"], []any{"core"}) || !cmp.Equal(s["notJudged"], []any{"prompts"}) {
+		t.Errorf("suite annotations %v: want claims [core], notJudged [prompts]", s)
+	}
+	var classes []string
+	for _, c := range conf {
+		d := c.(map[string]any)
+		if d["annotations"].(map[string]any)["kind"] == "class" {
+			classes = append(classes, d["name"].(string))
+		}
+	}
+	if diff := cmp.Diff([]string{"core", "tools"}, classes); diff != "" {
+		t.Errorf("class descriptors (-want +got):\n%s", diff)
+	}
+	core := kinds["class"] // the last class descriptor: tools
+	if core["name"] != "tools" || core["annotations"].(map[string]any)["how"] != "derived" || core["annotations"].(map[string]any)["failed"] != 1.0 {
+		t.Errorf("tools class descriptor %v", core)
+	}
 	psum := sha256.Sum256([]byte(`{"name":"tiny"}`))
 	if p := kinds["profile"]; p["name"] != "impl/tiny" || p["digest"].(map[string]any)["sha256"] != hex.EncodeToString(psum[:]) {
 		t.Errorf("profile descriptor %v", p)
@@ -161,6 +185,18 @@ func TestVerify(t *testing.T) {
 			p := pred(m)
 			p["configuration"] = append(p["configuration"].([]any), map[string]any{"name": "tools", "digest": map[string]any{"sha256": "00"}, "annotations": map[string]any{"kind": "class"}})
 		}, want: []string{attest.ClassesMismatch}},
+		{name: "class dropped", statement: func(m map[string]any) {
+			p := pred(m)
+			var keep []any
+			for _, c := range p["configuration"].([]any) {
+				if c.(map[string]any)["name"] != "tools" {
+					keep = append(keep, c)
+				}
+			}
+			p["configuration"] = keep
+		}, want: []string{attest.ClassesMismatch}},
+		{name: "class counts", statement: func(m map[string]any) { conf(m, "class")["annotations"].(map[string]any)["failed"] = 5 }, want: []string{attest.ClassesMismatch}},
+		{name: "not-judged classes hidden", statement: func(m map[string]any) { delete(conf(m, "suite")["annotations"].(map[string]any), "notJudged") }, want: []string{attest.SuiteMismatch}},
 		{name: "implementation", statement: func(m map[string]any) { conf(m, "implementation")["name"] = "other" }, want: []string{attest.ImplementationMismatch, attest.ImplementationMismatch}},
 		{name: "implementation version", statement: func(m map[string]any) { conf(m, "implementation")["annotations"].(map[string]any)["version"] = "9" }, want: []string{attest.ImplementationMismatch}},
 		{name: "profile", statement: func(m map[string]any) { conf(m, "profile")["name"] = "impl/other" }, want: []string{attest.ProfileMismatch}},

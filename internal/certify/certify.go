@@ -67,6 +67,12 @@ type Request struct {
 	Filters, Skips, Levels []string
 	Rerun                  string
 	Shard                  string
+	// Claims are the conformance classes the IUT claims (--claim; each
+	// item may hold several, comma-separated), which replace the
+	// profile's when ClaimsGiven; the runner refuses a name that is no
+	// class of the version and role.
+	Claims      []string
+	ClaimsGiven bool
 	// ExpectFile is an expected-failure list that replaces the profile's.
 	ExpectFile string
 	// Bounds, as runner.Config has them. TimeoutGiven says Timeout was
@@ -199,7 +205,10 @@ func Check(req Request) error {
 	if msg := Bounds(req.Jobs, req.Timeout, req.Grace, req.KillAfter, req.MaxLine, req.StderrMax, req.MaxFrames); msg != "" {
 		return kiterr.New(kiterr.Usage, "%s", msg)
 	}
-	if _, err := levels(req.Levels); err != nil {
+	if _, err := splitList("--level", req.Levels); err != nil {
+		return err
+	}
+	if _, err := splitList("--claim", req.Claims); err != nil {
 		return err
 	}
 	switch {
@@ -292,7 +301,7 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	if req.Mode == profile.ModeSpawned && len(req.Command) == 0 {
 		return kiterr.New(kiterr.Usage, "--mode spawned needs the host's command after -- (the reference host is direct only)")
 	}
-	lv, _ := levels(req.Levels)
+	lv, _ := splitList("--level", req.Levels)
 	cfg := runner.Config{
 		Suite: s, Version: req.Version, Role: req.Role, Filters: req.Filters, Skip: req.Skips, Levels: lv, Jobs: req.Jobs,
 		Timeout: req.Timeout, Grace: req.Grace, KillAfter: req.KillAfter, MaxLine: req.MaxLine,
@@ -319,6 +328,9 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	var err error
 	if plan.Profile, err = p.Configure(&cfg, iut, req.TimeoutGiven); err != nil {
 		return err
+	}
+	if req.ClaimsGiven {
+		cfg.Claims, _ = splitList("--claim", req.Claims)
 	}
 	if err := configureAgent(&cfg, req, p); err != nil {
 		return err

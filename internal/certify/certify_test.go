@@ -65,6 +65,7 @@ func (f *fake) ports() certify.Ports {
 			cfg.Command, cfg.Implementation = []string{"iut"}, "iut"
 			if f.profile != nil {
 				cfg.ExpectFail = map[string]string{"from-profile": "r"}
+				cfg.Claims = f.profile.Claims
 			}
 			return f.profile, nil
 		},
@@ -107,6 +108,7 @@ func TestCheck(t *testing.T) {
 		{"zero vector budget", func(r *certify.Request) { r.MaxVectorBytes = 0 }, "--max-vector-bytes must be positive"},
 		{"zero procs", func(r *certify.Request) { r.MaxProcs = 0 }, "--max-procs must be positive"},
 		{"empty level item", func(r *certify.Request) { r.Levels = []string{"required,,informational"} }, `--level: empty item in "required,,informational"`},
+		{"empty claim item", func(r *certify.Request) { r.Claims, r.ClaimsGiven = []string{"core,"}, true }, `--claim: empty item in "core,"`},
 		{"name with profile", func(r *certify.Request) { r.Name, r.Profile = "x", "impl/x" }, "--name names an IUT command given after --; a profile names its implementation"},
 		{"rerun with filter", func(r *certify.Request) { r.Rerun, r.Filters = "r.json", []string{"a*"} }, "give --rerun-failed or --filter, not both"},
 		{"unknown mode", func(r *certify.Request) { r.Mode = "sideways" }, "--mode must be direct or spawned"},
@@ -450,5 +452,26 @@ func TestIsolationUser(t *testing.T) {
 		if (msg == "") != tt.ok || (iso != nil) != tt.ok {
 			t.Errorf("ParseIsolateUser(%q) = %+v, %q; want ok %v", tt.user, iso, msg, tt.ok)
 		}
+	}
+}
+
+func TestPrepareClaims(t *testing.T) {
+	t.Parallel()
+	f := &fake{suite: embedded(t), profile: &profile.Profile{Name: "tiny", Claims: []string{"core"}}}
+	req := request()
+	req.Profile = writeProfile(t, "", "")
+	plan, err := certify.Prepare(req, f.ports())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"core"}, plan.Config.Claims); diff != "" {
+		t.Errorf("the profile's claims (-want +got):\n%s", diff)
+	}
+	req.Claims, req.ClaimsGiven = []string{"core, tools", "tools"}, true
+	if plan, err = certify.Prepare(req, f.ports()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"core", "tools"}, plan.Config.Claims); diff != "" {
+		t.Errorf("--claim replaces the profile's claims (-want +got):\n%s", diff)
 	}
 }

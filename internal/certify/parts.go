@@ -29,17 +29,18 @@ func Bounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, stderrMa
 	return ""
 }
 
-// levels splits each --level value at commas (trimmed, each level once,
-// in order); none gives nil, every level. Which names are levels the
-// runner decides (runner.Select). Errors: USAGE for an empty item.
-func levels(values []string) ([]string, error) {
+// splitList splits each value of a repeatable flag at commas (trimmed,
+// each item once, in order); none gives nil (for --level: every level).
+// Which names are levels or classes the runner decides. Errors: USAGE for
+// an empty item, naming flag.
+func splitList(flag string, values []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range values {
 		for item := range strings.SplitSeq(v, ",") {
 			item = strings.TrimSpace(item)
 			if item == "" {
-				return nil, kiterr.New(kiterr.Usage, "--level: empty item in %q", v)
+				return nil, kiterr.New(kiterr.Usage, "%s: empty item in %q", flag, v)
 			}
 			if !seen[item] {
 				seen[item] = true

@@ -76,6 +76,16 @@ type Profile struct {
 	// suite version's first). --suite and --role override them.
 	Suite string `json:"suite,omitempty"`
 	Role  string `json:"role,omitempty"`
+	// Claims are the conformance classes the implementation claims (class
+	// names of its suite, suite.json "classes"; one profile of an
+	// implementation that plays several roles names the classes of each):
+	// a run judges those of its version and role (and the classes they
+	// require) and the always-judged ones, and skips the rest
+	// (CLASS_NOT_CLAIMED); a claim the negotiated frames contradict fails
+	// the run (CLAIM_CONTRADICTED). Nil: the classes judged are derived
+	// from the negotiated frames. conform run --claim overrides it.
+	// Checked against the suite by the run (CLAIM_UNKNOWN), not here.
+	Claims []string `json:"claims,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 

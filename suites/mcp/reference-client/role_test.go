@@ -121,6 +121,9 @@ func clientRun(t *testing.T, s *runner.Suite, behaviour string, filters ...strin
 	}
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Suite: s, Version: 1, Role: "client", Command: []string{exe}, Filters: filters,
+		// The client role's tools class has nothing to derive it from
+		// (no preflight): the reference client claims it.
+		Claims:  []string{"core", "tools"},
 		Env:     map[string]string{behaviourEnv: behaviour},
 		Timeout: 10 * time.Second, Grace: 2 * time.Second, KillAfter: time.Second, Jobs: 2,
 	})

@@ -1,0 +1,181 @@
+package runner_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/runner"
+)
+
+// tinyServer returns the command of runner/testdata/mcp-tiny/server.py, a
+// standard-library MCP server that declares no capabilities (or, with
+// --tools, the tools capability and the suite's echo, add and fail tools).
+func tinyServer(t *testing.T, args ...string) []string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skipf("the tiny MCP server needs python3: %v", err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "mcp-tiny", "server.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{py, script}, args...)
+}
+
+// mcpSuite opens suites/mcp with its digests checked.
+func mcpSuite(t *testing.T) *runner.Suite {
+	t.Helper()
+	s, err := openDir(t, filepath.Join("..", "suites", "mcp"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestClassesJudged: which classes a run judges, and what happens to the
+// vectors of the others, against the MCP suite with the tiny server:
+// derived from what it declared (no capabilities: core alone, always
+// judged; tools: core and tools), claimed (a claim overrides derivation),
+// contradicted (a claim of tools by a server that declared none fails the
+// run, and the tools class's required vectors, whose requires cannot
+// hold, FAIL with REQUIREMENT_UNMET rather than being skipped).
+func TestClassesJudged(t *testing.T) {
+	t.Parallel()
+	s := mcpSuite(t)
+	type want struct {
+		verdict   string
+		certifies []string
+		how       map[string]string
+		// contradicted classes; the status of some vectors.
+		contradicted []string
+		statuses     map[string]runner.Status
+		line         string
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		claims []string
+		want   want
+	}{
+		{"no capabilities", nil, nil, want{
+			verdict: runner.VerdictCertified, certifies: []string{"core"},
+			how: map[string]string{"core": "always", "tools": "not-claimed", "resources": "not-claimed", "progress": "not-claimed"},
+			statuses: map[string]runner.Status{"lifecycle-initialize": runner.Pass, "ping": runner.Pass,
+				"tools-list": runner.Skipped, "tools-call-echo": runner.Skipped, "resources-list": runner.Skipped},
+			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 4/4 recommended; 1 skipped (requires not met); not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
+		}},
+		{"tools", []string{"--tools"}, nil, want{
+			verdict: runner.VerdictCertified, certifies: []string{"core", "tools"},
+			how: map[string]string{"core": "always", "tools": "derived", "progress": "not-claimed", "server-requests": "not-claimed"},
+			statuses: map[string]runner.Status{"tools-list": runner.Pass, "tools-call-echo": runner.Pass,
+				"cancel-in-flight": runner.Skipped, "progress-notifications": runner.Skipped},
+			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 23/23 required, 10/11 recommended; 1 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors)",
+		}},
+		{"tools, claims core only", []string{"--tools"}, []string{"core"}, want{
+			verdict: runner.VerdictCertified, certifies: []string{"core"},
+			how:      map[string]string{"core": "always", "tools": "not-claimed"},
+			statuses: map[string]runner.Status{"tools-list": runner.Skipped, "ping": runner.Pass},
+			line:     "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 4/4 recommended; not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
+		}},
+		{"claims tools it did not declare", nil, []string{"core", "tools"}, want{
+			verdict: runner.VerdictNotCertified, certifies: []string{"core", "tools"},
+			how: map[string]string{"core": "always", "tools": "claimed"}, contradicted: []string{"tools"},
+			statuses: map[string]runner.Status{"tools-list": runner.Fail, "tools-call-echo": runner.Fail,
+				"tools-call-unknown-tool": runner.Skipped, "ping": runner.Pass},
+			line: "NOT CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 17/23 required, 4/11 recommended; 9 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors); claim contradicted: tools",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := runner.Config{Suite: s, Role: "server", Command: tinyServer(t, tc.args...), Implementation: "tiny",
+				Claims: tc.claims, Jobs: 2, Timeout: 10 * time.Second}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != tc.want.verdict {
+				t.Errorf("verdict %s, want %s", rep.Verdict, tc.want.verdict)
+				for _, r := range rep.Results {
+					if r.Failed() {
+						t.Logf("%s %s %v", r.ID, r.Status, r.Findings)
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want.certifies, rep.Certifies); diff != "" {
+				t.Errorf("certifies (-want +got):\n%s", diff)
+			}
+			how := map[string]string{}
+			var contradicted []string
+			for _, c := range rep.Classes {
+				if _, ok := tc.want.how[c.Name]; ok {
+					how[c.Name] = c.How
+				}
+				if c.Contradicted {
+					contradicted = append(contradicted, c.Name)
+				}
+			}
+			if diff := cmp.Diff(tc.want.how, how); diff != "" {
+				t.Errorf("how each class is judged (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want.contradicted, contradicted); diff != "" {
+				t.Errorf("contradicted classes (-want +got):\n%s", diff)
+			}
+			statuses := map[string]runner.Status{}
+			for _, r := range rep.Results {
+				if _, ok := tc.want.statuses[r.ID]; ok {
+					statuses[r.ID] = r.Status
+				}
+				if r.Class == "" {
+					t.Errorf("%s has no class", r.ID)
+				}
+				judged := slices.Contains(rep.Certifies, r.Class)
+				if r.NotClaimed() == judged {
+					t.Errorf("%s (%s, class %s judged %t) has CLASS_NOT_CLAIMED %t", r.ID, r.Status, r.Class, judged, r.NotClaimed())
+				}
+				if judged && r.Level == "required" && r.Status == runner.Skipped {
+					t.Errorf("%s: a required vector of a judged class is SKIPPED", r.ID)
+				}
+			}
+			if diff := cmp.Diff(tc.want.statuses, statuses); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+			line := report.VerdictLine(rep)
+			line = line[:strings.LastIndex(line, " (sha256:")]
+			if line != tc.want.line {
+				t.Errorf("verdict line\n got %s\nwant %s", line, tc.want.line)
+			}
+			codes := []string{}
+			for _, f := range rep.Findings {
+				codes = append(codes, f.Code)
+			}
+			wantCodes := []string{}
+			for range tc.want.contradicted {
+				wantCodes = append(wantCodes, runner.FindingClaimContradicted)
+			}
+			if diff := cmp.Diff(wantCodes, codes); diff != "" {
+				t.Errorf("report findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClaimUnknown: a claim that names no class of the suite is refused
+// before anything runs.
+func TestClaimUnknown(t *testing.T) {
+	t.Parallel()
+	s := mcpSuite(t)
+	_, err := runner.Run(context.Background(), runner.Config{Suite: s, Role: "server", Command: []string{"/nonexistent"}, Claims: []string{"core", "toolz"}})
+	if kiterr.CodeOf(err) != kiterr.ClaimUnknown {
+		t.Fatalf("err %v, want CLAIM_UNKNOWN", err)
+	}
+}
