@@ -20,7 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	conform "github.com/conform-kit/conform"
-	"github.com/conform-kit/conform/internal/certify"
+	"github.com/conform-kit/conform/internal/command/certify"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
@@ -493,7 +493,11 @@ func runPorts(ctx context.Context, stdout, stderr io.Writer, out string, interva
 		LoadSuite: func(dir string) (*runner.Suite, error) {
 			return loadSuite(dir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: dir == ""})
 		},
+		SuiteOf: func(dir string) (string, string, error) {
+			return implementation{Profile: dir}.suiteOf()
+		},
 		Embedded: func() (*runner.Suite, error) { return openSuite("", false) },
+		ReadFile: readRerunReport,
 		Configure: func(cfg *runner.Config, iut certify.IUT, keepTimeout bool) (*profile.Profile, error) {
 			return implementation(iut).configure(cfg, keepTimeout, stderr)
 		},
@@ -549,13 +553,16 @@ func describe(rep *runner.Report, p *profile.Profile) { certify.Describe(rep, p)
 // describeReference is [certify.DescribeReference].
 func describeReference(rep *runner.Report) { certify.DescribeReference(rep) }
 
+// readRerunReport reads the --rerun-failed report of run and list.
+func readRerunReport(path string) ([]byte, error) { return os.ReadFile(path) }
+
 // rerunFailed is [certify.Rerun] for conform list: it reads the report at
 // path, sets *role and *version to the report's (which the --role and
 // --version flags of fl must not contradict) and returns the vectors to
 // rerun.
 func rerunFailed(stderr io.Writer, s *runner.Suite, path string, fl *flag.FlagSet, role *string, version *int) ([]string, error) {
 	sel := certify.Selection{Role: *role, Version: *version, RoleGiven: flagSet(fl, "role"), VersionGiven: flagSet(fl, "version")}
-	ids, err := certify.Rerun(stderr, s, path, nil, &sel)
+	ids, err := certify.Rerun(stderr, s, path, readRerunReport, &sel)
 	if err != nil {
 		return nil, err
 	}

@@ -113,6 +113,10 @@ type Ports struct {
 	Stderr io.Writer
 	// LoadSuite loads the suite at dir ("" the embedded one).
 	LoadSuite func(dir string) (*runner.Suite, error)
+	// SuiteOf returns the suite (a LoadSuite argument) and role the
+	// profile in dir names ("" for either when it names none); nil reads
+	// profile.json "suite", relative to the profile's folder, and "role".
+	SuiteOf func(profileDir string) (suiteDir, role string, err error)
 	// Embedded returns the suite the binary embeds, to note that a suite
 	// of the same name loaded from a directory differs from it; nil: no
 	// note.
@@ -253,15 +257,15 @@ func checkIUT(req Request) error {
 func resolve(req *Request, p Ports, plan *Plan) (*runner.Suite, error) {
 	if req.Profile != "" {
 		// A profile names the suite it is certified against, and its role.
-		prf, err := profile.Load(req.Profile)
+		dir, role, err := suiteOf(p)(req.Profile)
 		if err != nil {
 			return nil, err
 		}
-		if req.SuiteDir == "" && prf.Suite != "" {
-			req.SuiteDir = filepath.Join(prf.Dir, filepath.FromSlash(prf.Suite))
+		if req.SuiteDir == "" {
+			req.SuiteDir = dir
 		}
 		if req.Role == "" {
-			req.Role = prf.Role
+			req.Role = role
 		}
 	}
 	s, err := p.LoadSuite(req.SuiteDir)
@@ -399,6 +403,24 @@ func Complete(rep *runner.Report, plan *Plan, req Request, stderr io.Writer) {
 		if hint := SuggestID(cfg.Suite, cfg.Role, cfg.Version, id); hint != "" {
 			fmt.Fprintf(stderr, "conform: note: stale expected-failure entry %q%s\n", id, hint)
 		}
+	}
+}
+
+// suiteOf is p.SuiteOf, or the reading of profile.json it defaults to.
+func suiteOf(p Ports) func(string) (string, string, error) {
+	if p.SuiteOf != nil {
+		return p.SuiteOf
+	}
+	return func(dir string) (string, string, error) {
+		prf, err := profile.Load(dir)
+		if err != nil {
+			return "", "", err
+		}
+		suiteDir := ""
+		if prf.Suite != "" {
+			suiteDir = filepath.Join(prf.Dir, filepath.FromSlash(prf.Suite))
+		}
+		return suiteDir, prf.Role, nil
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	conform "github.com/conform-kit/conform"
-	"github.com/conform-kit/conform/internal/certify"
+	"github.com/conform-kit/conform/internal/command/certify"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
@@ -205,6 +205,34 @@ func writeProfile(t *testing.T, suiteDir, role string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+func TestPrepareSuiteOfPort(t *testing.T) {
+	t.Parallel()
+	f := &fake{suite: embedded(t)}
+	p := f.ports()
+	p.SuiteOf = func(dir string) (string, string, error) { return "mcp", "server-" + dir, nil }
+	req := request()
+	req.Profile = "x"
+	if _, err := certify.Prepare(req, p); err == nil || !strings.Contains(err.Error(), `--role "server-x"`) {
+		t.Errorf("Prepare: %v, want the role the SuiteOf port gives, refused by the suite", err)
+	}
+	if diff := cmp.Diff([]string{"mcp"}, f.dirs); diff != "" {
+		t.Errorf("suites loaded (-want +got):\n%s", diff)
+	}
+}
+
+func TestRerunReaderCode(t *testing.T) {
+	t.Parallel()
+	sel := certify.Selection{Version: 1}
+	coded := func(string) ([]byte, error) { return nil, kiterr.New(kiterr.IO, "too large") }
+	if _, err := certify.Rerun(nil, embedded(t), "r.json", coded, &sel); kiterr.CodeOf(err) != kiterr.IO {
+		t.Errorf("a reader's own code: %v, want IO kept", err)
+	}
+	plain := func(string) ([]byte, error) { return nil, errors.New("no such file") }
+	if _, err := certify.Rerun(nil, embedded(t), "r.json", plain, &sel); kiterr.CodeOf(err) != kiterr.PathNotFound {
+		t.Errorf("a plain read error: %v, want PATH_NOT_FOUND", err)
+	}
 }
 
 func TestPrepareProfileNamesSuiteAndRole(t *testing.T) {

@@ -103,7 +103,8 @@ type Selection struct {
 	VersionGiven bool
 }
 
-// Rerun reads the JSON report at path (through read; nil: os.ReadFile) and
+// Rerun reads the JSON report at path (through read; nil: os.ReadFile; an
+// error without a kit code is PATH_NOT_FOUND) and
 // returns the ids of its required and recommended vectors that did not
 // pass (FAIL and the other failing statuses, XPASS, INVALID, NOT_RUN) that
 // the suite still has for the report's role and version; it sets sel's
@@ -114,6 +115,9 @@ type Selection struct {
 func Rerun(stderr io.Writer, s *runner.Suite, path string, read func(string) ([]byte, error), sel *Selection) ([]string, error) {
 	data, err := readFileOf(read)(path)
 	if err != nil {
+		if kiterr.CodeOf(err) != "" {
+			return nil, err // a reader that gives its own code
+		}
 		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--rerun-failed report %q", path)
 	}
 	rep, err := runner.ReadReport(s, data)
