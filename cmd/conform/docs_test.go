@@ -114,6 +114,7 @@ var externalTools = map[string]bool{
 	"chmod": true, "test": true, "true": true, "printf": true, "sed": true, "head": true, "tail": true,
 	"sort": true, "wc": true, "python3": true, "node": true, "bash": true, "sh": true, "pip": true,
 	"sudo": true, "apt-get": true, "docker": true, "env": true, "time": true, "set": true, "gofmt": true,
+	"ssh-keygen": true, "cosign": true,
 }
 
 func newDocRepo(t *testing.T, root string) *docRepo {

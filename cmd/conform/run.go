@@ -19,11 +19,11 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/command/certify"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
-	"github.com/conform-kit/conform/internal/suggest"
 	"github.com/conform-kit/conform/internal/suite"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
@@ -60,6 +60,7 @@ commands:
   drift     classify the differences between recordings (or golden files)
   frozen    gate: the working v1 schema changed only additively since its published copy
   fidelity  compare the requests of the real CLI (with a Messages-API stand-in) with the host vectors
+  attest    verify that an in-toto attestation (run --attest) matches a JSON report
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -116,6 +117,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdReference(ctx, rest, stdin, stdout, stderr)
 	case "agent-double":
 		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
+	case "attest":
+		return cmdAttest(rest, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage+helpTail)
 		return exitPass
@@ -310,270 +313,234 @@ func selfCommand() (string, error) {
 	return exe, nil
 }
 
+// cmdRun is `conform run`: its flags ([runFlags]) become a
+// [certify.Request], which [certify.Run] checks, resolves and runs with
+// this binary's ports ([runPorts]); the report is then written as the
+// output flags say ([runFlags.write]).
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("run", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
-	version := fl.Int("version", 1, "control protocol `version` to run")
-	role := fl.String("role", "", "`role` the IUT plays, one the suite version declares (default: its first; the control suite: agent or host)")
-	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
-	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
-	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
-	var filters, skips, levels, claims multiFlag
-	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
-	fl.Var(&skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
-	fl.Var(&levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
-	fl.Var(&claims, "claim", "judge these conformance `classes` of the suite version and role (repeatable or comma-separated; overrides the profile's claims): the rest are SKIPPED (CLASS_NOT_CLAIMED), always-judged classes are judged anyway (docs/running.md \"Conformance classes\")")
-	rerun := fl.String("rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
-	name := fl.String("name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
-	color := colorFlag(fl)
-	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
-	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
-	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
-	grace := fl.Duration("grace", runner.DefaultGrace, "time the IUT gets to exit after stdin closes, before SIGTERM")
-	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
-	maxLine := fl.Int("max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
-	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
-	maxFrames := fl.Int("max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
-	maxVector := fl.Int("max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
-	maxProcs := fl.Int("max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; docs/containment.md \"Containment\"); more is PROCESS_LIMIT")
-	var maxMemory byteSize
-	fl.Var(&maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
-	inherit := fl.Bool("inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
-	isolate := fl.Bool("isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
-	isolateUser := fl.String("isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
-	format := fl.String("format", "text", "report format: text, compact (one line per failure), json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
-	out := fl.String("out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
-	jsonOut := fl.String("json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
-	verbose := fl.Bool("v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
-	shard := fl.String("shard", "", "run only shard `i/n` of the selected vectors (vector k in id order goes to shard k mod n + 1); 'conform report merge' combines the JSON reports of all n shards")
-	progressEvery := fl.Duration("progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
-	exact := fl.Bool("exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
-	agent := fl.String("agent", "", "host role: play the vectors through a real agent instead of the agent double: claude-code (impl/claude-code) or an agent profile `dir`; only the vectors it can produce run")
+	var f runFlags
+	f.bind(fl)
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
-	if !validFormat(*format) {
-		return usageError(stderr, "run", "--format must be %s", reportFormats)
-	}
-	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, *maxLine, *stderrMax, *maxFrames); msg != "" {
-		return usageError(stderr, "run", "%s", msg)
-	}
-	if *maxVector <= 0 {
-		return usageError(stderr, "run", "--max-vector-bytes must be positive")
-	}
-	if *maxProcs <= 0 {
-		return usageError(stderr, "run", "--max-procs must be positive")
-	}
-	if *progressEvery < 0 {
-		return usageError(stderr, "run", "--progress must be 0 (never) or a positive duration")
-	}
-	o := output{format: *format, out: *out, verbose: *verbose, fileRoot: suiteFileRoot(*suiteDir)}
-	if err := o.check(); err != nil {
-		return fail(stderr, err)
-	}
-	var ok bool
-	if o.color, ok = useColor(*color, *out, stdout); !ok {
-		return usageError(stderr, "run", "--color must be auto, always or never")
-	}
-	levelList, err := listFlag(levels, "")
+	o, err := f.output(stdout)
 	if err != nil {
-		return usageError(stderr, "run", "--level: %v", err)
-	}
-	if len(levels) == 0 {
-		levelList = nil
-	}
-	if *name != "" && *prof != "" {
-		return usageError(stderr, "run", "--name names an IUT command given after --; a profile names its implementation (%s)", filepath.Join(*prof, "profile.json"))
-	}
-	if *rerun != "" && len(filters) > 0 {
-		return usageError(stderr, "run", "give --rerun-failed or --filter, not both (--skip and --level narrow either)")
-	}
-	if *jsonOut != "" {
-		if _, err := reportTarget("--json-out", *jsonOut); err != nil {
-			return fail(stderr, err)
-		}
+		return runFail(stderr, err)
 	}
 	defer tuneRunGC()()
-	if *prof != "" {
-		// A profile names the suite it is certified against, and its role.
-		d, r, err := implementation{Profile: *prof}.suiteOf()
-		if err != nil {
-			return fail(stderr, err)
-		}
-		if *suiteDir == "" {
-			*suiteDir = d
-		}
-		if *role == "" {
-			*role = r
+	_, rep, err := certify.Run(ctx, f.request(fl), runPorts(ctx, stdout, stderr, f.out, f.progress))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return exitInterrupted
+	case err != nil:
+		return runFail(stderr, err)
+	case rep == nil:
+		return exitPass // --rerun-failed: nothing to rerun
+	}
+	// The report files are written only now that there is a report: a run
+	// that fails to start (a bad --filter) leaves the previous ones as
+	// they were.
+	if err := f.write(stdout, stderr, o, rep); err != nil {
+		return fail(stderr, err)
+	}
+	return rep.ExitCode()
+}
+
+// runFail prints an error of conform run and returns its exit status: a
+// USAGE error as "conform run: USAGE: ...", as [usageError] prints one,
+// any other as [fail] does.
+func runFail(stderr io.Writer, err error) int {
+	if kiterr.CodeOf(err) == kiterr.Usage {
+		fmt.Fprintf(stderr, "conform run: %v\n", err)
+		return exitUsage
+	}
+	return fail(stderr, err)
+}
+
+// runFlags are the flags of conform run: the request's, bound in place,
+// and the output flags, which only this command uses.
+type runFlags struct {
+	req                    certify.Request
+	filters, skips, levels multiFlag
+	claims                 multiFlag
+	maxMemory              byteSize
+	format, out, jsonOut   string
+	attest                 string
+	color                  *string
+	verbose                bool
+	progress               time.Duration
+}
+
+// bind declares the flags of conform run on fl.
+func (f *runFlags) bind(fl *flag.FlagSet) {
+	r := &f.req
+	fl.StringVar(&r.SuiteDir, "suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
+	fl.IntVar(&r.Version, "version", 1, "control protocol `version` to run")
+	fl.StringVar(&r.Role, "role", "", "`role` the IUT plays, one the suite version declares (default: its first; the control suite: agent or host)")
+	fl.StringVar(&r.Profile, "profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
+	fl.StringVar(&r.Mode, "mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
+	fl.BoolVar(&r.NoFailFast, "no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
+	fl.Var(&f.filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
+	fl.Var(&f.skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
+	fl.Var(&f.levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
+	fl.Var(&f.claims, "claim", "judge these conformance `classes` of the suite version and role (repeatable or comma-separated; overrides the profile's claims): the rest are SKIPPED (CLASS_NOT_CLAIMED), always-judged classes are judged anyway (docs/running.md \"Conformance classes\")")
+	fl.StringVar(&r.Rerun, "rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
+	fl.StringVar(&r.Name, "name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
+	f.color = colorFlag(fl)
+	fl.StringVar(&r.ExpectFile, "expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
+	fl.IntVar(&r.Jobs, "j", 0, "vectors run at once (default: number of CPUs)")
+	fl.DurationVar(&r.Timeout, "timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	fl.DurationVar(&r.Grace, "grace", runner.DefaultGrace, "time the IUT gets to exit after stdin closes, before SIGTERM")
+	fl.DurationVar(&r.KillAfter, "kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
+	fl.IntVar(&r.MaxLine, "max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
+	fl.IntVar(&r.StderrMax, "stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
+	fl.IntVar(&r.MaxFrames, "max-frames", runner.DefaultMaxFrames, "most stdout `lines` read per vector")
+	fl.IntVar(&r.MaxVectorBytes, "max-vector-bytes", runner.DefaultMaxVectorBytes, "byte budget of one vector: its stderr tail, findings and the control frames kept for its summary (more is VECTOR_BUDGET_EXCEEDED)")
+	fl.IntVar(&r.MaxProcs, "max-procs", proc.DefaultProcs, "most processes and threads one IUT may have at once (a pids cgroup limit where the system offers one, else a count every 50 ms; docs/containment.md \"Containment\"); more is PROCESS_LIMIT")
+	fl.Var(&f.maxMemory, "max-memory", "most memory one IUT may use, in `bytes` (or with KiB, MiB, GiB); a memory cgroup limit, where the system offers one (else a usage error); default: no bound")
+	fl.BoolVar(&r.InheritEnv, "inherit-env", false, "pass the caller's whole environment to the IUT (default: PATH, LANG, a temp HOME and the profile's env)")
+	fl.BoolVar(&r.Isolate, "isolate", false, "run each IUT as another user, in its own user and mount namespaces where the kernel allows (Linux, as root): it can then neither read conform's environment nor write the report")
+	fl.StringVar(&r.IsolateUser, "isolate-user", "65533:65533", "`uid:gid` the IUT runs as with --isolate (pick an otherwise unused one)")
+	fl.StringVar(&f.format, "format", "text", "report format: text, compact (one line per failure), json, junit or github (the text report, GitHub Actions annotations on the vector files, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set)")
+	fl.StringVar(&f.out, "out", "", "write the report to `file` (default: stdout), atomically and only when the run produces one")
+	fl.StringVar(&f.jsonOut, "json-out", "", "also write the JSON report (schemas/report.schema.json) to `file`, whatever --format says (for conform matrix --from)")
+	fl.StringVar(&f.attest, "attest", "", "also write an in-toto attestation of the run to `file`: a Statement v1 with the test-result predicate, whose subject is the JSON report file (--json-out, or --format json --out); sign it with cosign or ssh-keygen -Y sign (docs/certification.md \"Attestation\")")
+	fl.BoolVar(&f.verbose, "v", false, "also show the findings (notes) of passing vectors, such as IUT_LINGERED and PARITY_DIFFERS")
+	fl.StringVar(&r.Shard, "shard", "", "run only shard `i/n` of the selected vectors (vector k in id order goes to shard k mod n + 1); 'conform report merge' combines the JSON reports of all n shards")
+	fl.DurationVar(&f.progress, "progress", DefaultProgress, "when stderr is not a terminal, print a progress line this often (0: never)")
+	fl.BoolVar(&r.Exact, "exact", false, "exact parity decides: any byte difference from a golden file fails its vector (GOLDEN_MISMATCH), as ports of the reference must; default: conformance decides and allowed differences are PARITY_DIFFERS notes")
+	fl.StringVar(&r.Agent, "agent", "", "host role: play the vectors through a real agent instead of the agent double: claude-code (impl/claude-code) or an agent profile `dir`; only the vectors it can produce run")
+}
+
+// request completes the request once fl is parsed: the repeatable flags,
+// which flags were given, the IUT command and the invocation.
+func (f *runFlags) request(fl *flag.FlagSet) certify.Request {
+	r := f.req
+	r.Filters, r.Skips, r.Levels = f.filters, f.skips, f.levels
+	r.Claims, r.ClaimsGiven = f.claims, flagSet(fl, "claim")
+	r.MaxMemory = int64(f.maxMemory)
+	r.RoleGiven, r.VersionGiven, r.TimeoutGiven = flagSet(fl, "role"), flagSet(fl, "version"), flagSet(fl, "timeout")
+	r.Command = fl.Args()
+	r.Invocation = runInvocation(fl)
+	return r
+}
+
+// output checks the output flags before the run, so that a long run is
+// not lost at the end: --format, --progress, --color, and that --out and
+// --json-out name files a report can be written to. Errors: USAGE, IO.
+func (f *runFlags) output(stdout io.Writer) (output, error) {
+	o := output{format: f.format, out: f.out, verbose: f.verbose, fileRoot: suiteFileRoot(f.req.SuiteDir)}
+	var ok bool
+	o.color, ok = useColor(*f.color, f.out, stdout)
+	switch {
+	case !validFormat(f.format):
+		return o, kiterr.New(kiterr.Usage, "--format must be %s", reportFormats)
+	case f.progress < 0:
+		return o, kiterr.New(kiterr.Usage, "--progress must be 0 (never) or a positive duration")
+	case !ok:
+		return o, kiterr.New(kiterr.Usage, "--color must be auto, always or never")
+	}
+	if err := o.check(); err != nil {
+		return o, err
+	}
+	if f.jsonOut != "" {
+		if _, err := reportTarget("--json-out", f.jsonOut); err != nil {
+			return o, err
 		}
 	}
+	return o, f.checkAttest()
+}
+
+// write writes the run's reports: the JSON report (--json-out), the
+// report in its format (--out or stdout), the attestation (--attest, last:
+// it attests the JSON report file written before it) and, when the report
+// went to a file, the counts and verdict line on stderr. Errors: IO.
+func (f *runFlags) write(stdout, stderr io.Writer, o output, rep *runner.Report) error {
+	var js []byte
+	if f.jsonOut != "" || f.attest != "" {
+		var err error
+		if js, err = jsonReport(rep); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut != "" {
+		if err := writeReport("--json-out", f.jsonOut, stdout, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
+			return kiterr.Wrap(kiterr.IO, err, "write JSON report")
+		}
+	}
+	if err := o.run(stdout, stderr, rep); err != nil {
+		return err
+	}
+	if f.attest != "" {
+		if err := f.writeAttestation(stdout, stderr, rep, js); err != nil {
+			return err
+		}
+	}
+	if f.out != "" {
+		c := rep.Summary
+		fmt.Fprintf(stderr, "%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d); report: %s\n%s\n",
+			c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, f.out, report.VerdictLine(rep))
+	}
+	return nil
+}
+
+// runPorts are this binary's [certify.Ports]: suites loaded with the index
+// cache, the embedded suite, implementations configured as every command
+// configures one ([implementation.configure]), the agent double and the
+// real agent this binary plays, and progress on stderr (a status line on a
+// terminal, else a line every interval).
+func runPorts(ctx context.Context, stdout, stderr io.Writer, out string, interval time.Duration) certify.Ports {
 	// A run reads (and checks) every vector and golden file it uses: their
 	// digests are checked then, not also at load; what the last run of
 	// this suite by this binary found valid is not checked again (the
 	// index cache, internal/suite/cache.go).
 	cacheDir, kit := indexCache()
-	_, embedded := suites.Resolve(*suiteDir)
-	s, err := loadSuite(*suiteDir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: embedded})
-	if err != nil {
-		return fail(stderr, err)
+	return certify.Ports{
+		Stderr: stderr,
+		LoadSuite: func(dir string) (*runner.Suite, error) {
+			_, embedded := suites.Resolve(dir)
+			return loadSuite(dir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: embedded})
+		},
+		SuiteOf: func(dir string) (string, string, error) {
+			return implementation{Profile: dir}.suiteOf()
+		},
+		Embedded: func() (*runner.Suite, error) { return openSuite("", false) },
+		ReadFile: readRerunReport,
+		Configure: func(cfg *runner.Config, iut certify.IUT, keepTimeout bool) (*profile.Profile, error) {
+			return implementation(iut).configure(cfg, keepTimeout, stderr)
+		},
+		AgentDouble: agentDoubleCommand,
+		UseAgent: func(cfg *runner.Config, agent string) error {
+			return useRealAgent(cfg, agentProfileDir(agent), stderr)
+		},
+		AgentExpect: func(cfg *runner.Config, profileDir, agent string) error {
+			return agentExpectations(cfg, profileDir, agentProfileDir(agent))
+		},
+		// On a terminal one status line that rewrites itself and is gone
+		// before the report (terminalProgress), so each vector shows once;
+		// in a log (CI) a progress line every --progress.
+		Progress: func(cfg *runner.Config) func() {
+			if isTerminal(stderr) {
+				return terminalProgress(stdout, stderr, strings.TrimPrefix(out, "-"), cfg)
+			}
+			return watch(ctx, stderr, interval, cfg)
+		},
 	}
-	if *rerun != "" {
-		again, err := rerunFailed(stderr, s, *rerun, fl, role, version)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		if len(again) == 0 {
-			fmt.Fprintf(stderr, "conform run: nothing to rerun: %s has no failed, unexpectedly passing, invalid or unrun required or recommended vector\n", *rerun)
-			return exitPass
-		}
-		filters = again
-	}
-	if *role, err = resolveRole(s, *version, *role); err != nil {
-		return usageError(stderr, "run", "%v", err)
-	}
-	if *suiteDir != "" {
-		warnDigest(stderr, s)
-	}
-	switch *mode {
-	case "", profile.ModeDirect, profile.ModeSpawned:
-	default:
-		return usageError(stderr, "run", "--mode must be %s or %s", profile.ModeDirect, profile.ModeSpawned)
-	}
-	if *mode == profile.ModeSpawned && *role != "host" {
-		return usageError(stderr, "run", "--mode spawned needs --role host (the IUT is a host that starts the agent)")
-	}
-	if *mode != "" && *prof != "" {
-		// The mode is part of what a profile certifies.
-		return usageError(stderr, "run", "--mode comes from the profile (%s); give --mode only with an IUT command after --", filepath.Join(*prof, "profile.json"))
-	}
-	cfg := runner.Config{
-		Suite: s, Version: *version, Role: *role, Filters: filters, Skip: skips, Levels: levelList, Jobs: *jobs,
-		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
-		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
-		NoFailFast: *noFailFast, MaxProcs: *maxProcs, MaxMemory: int64(maxMemory),
-	}
-	if *isolate {
-		iso, msg := isolation(*isolateUser)
-		if msg != "" {
-			return usageError(stderr, "run", "%s", msg)
-		}
-		cfg.Isolate = iso
-	}
-	if *shard != "" {
-		sh, err := runner.ParseShard(*shard)
-		if err != nil {
-			return usageError(stderr, "run", "--shard: %s", strings.TrimPrefix(err.Error(), string(kiterr.Usage)+": "))
-		}
-		cfg.Shard = &sh
-	}
-	if *prof != "" && fl.NArg() > 0 {
-		// A profile names one IUT (its command, env, timeout and
-		// expected failures); certifying another command under its name
-		// would be a false certificate.
-		return fail(stderr, kiterr.New(kiterr.Usage, "give --profile or an IUT command after --, not both (the profile's command is in %s)", filepath.Join(*prof, "profile.json")))
-	}
-	// The implementation under test, named as every command names one.
-	im := implementation{Name: *name, Profile: *prof, Command: fl.Args()}
-	switch {
-	case *name != "" && len(im.Command) == 0:
-		return usageError(stderr, "run", "--name names an IUT command given after --")
-	case *mode == profile.ModeSpawned && len(im.Command) == 0:
-		return usageError(stderr, "run", "--mode spawned needs the host's command after -- (the reference host is direct only)")
-	}
-	im.Reference = im.Profile == "" && len(im.Command) == 0
-	// A list given with --expect-fail replaces the profile's.
-	expectPath := *expectFile
-	prf, err := im.configure(&cfg, flagSet(fl, "timeout"), stderr)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	if *mode == profile.ModeSpawned {
-		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	if flagSet(fl, "claim") {
-		if cfg.Claims, err = listFlag(claims, ""); err != nil {
-			return usageError(stderr, "run", "--claim: %s", err)
-		}
-	}
-	isReference := im.Reference
-	if *agent != "" {
-		if err := useRealAgent(&cfg, agentProfileDir(*agent), stderr); err != nil {
-			return fail(stderr, err)
-		}
-		if !flagSet(fl, "timeout") {
-			cfg.Timeout = 60 * time.Second // the real CLI with a host takes seconds
-		}
-	}
-	if expectPath != "" {
-		ef, err := profile.ReadExpectFail(expectPath)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		cfg.ExpectFail = ef
-	}
-	if *agent != "" && *prof != "" {
-		if err := agentExpectations(&cfg, *prof, agentProfileDir(*agent)); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	// On a terminal one status line that rewrites itself and is gone
-	// before the report (terminalProgress), so each vector shows once; in
-	// a log (CI) a progress line every --progress.
-	var stopProgress func()
-	if isTerminal(stderr) {
-		stopProgress = terminalProgress(stdout, stderr, strings.TrimPrefix(*out, "-"), &cfg)
-	} else {
-		stopProgress = watch(ctx, stderr, *progressEvery, &cfg)
-	}
-	rep, err := runner.Run(ctx, cfg)
-	stopProgress()
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
-		return fail(stderr, err)
-	}
-	rep.Invocation = runInvocation(fl)
-	describe(rep, prf)
-	if isReference && *agent == "" {
-		describeReference(rep)
-	}
-	for _, id := range rep.Stale {
-		if hint := suggestID(s, cfg.Role, cfg.Version, id); hint != "" {
-			fmt.Fprintf(stderr, "conform: note: stale expected-failure entry %q%s\n", id, hint)
-		}
-	}
-	if *jsonOut != "" {
-		if err := writeJSONReport(*jsonOut, stdout, rep); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	// The report file is written only now that there is a report: a run
-	// that fails to start (a bad --filter) leaves the previous one as it was.
-	if err := o.run(stdout, stderr, rep); err != nil {
-		return fail(stderr, err)
-	}
-	if *out != "" {
-		c := rep.Summary
-		fmt.Fprintf(stderr, "%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d); report: %s\n%s\n",
-			c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, *out, report.VerdictLine(rep))
-	}
-	return rep.ExitCode()
 }
 
-// runInvocation returns the arguments of a conform run that reproduces
-// this one (runner.Report.Invocation): "run", --role and --version with
-// their values, the other flags given that change results in name order,
-// then "--" and the IUT command, if any. Left out: -j, -v, --filter (the
-// matrix adds its own) and the output flags.
+// runInvocation returns what follows "run --role R --version V" in the
+// arguments of a conform run that reproduces this one
+// (runner.Report.Invocation, completed by [certify.Complete] with the
+// run's resolved role and version): the other flags given that change
+// results in name order, then "--" and the IUT command, if any. Left out:
+// -j, -v, --filter (the matrix adds its own) and the output flags.
 func runInvocation(fl *flag.FlagSet) []string {
-	inv := []string{"run", "--role", fl.Lookup("role").Value.String(), "--version", fl.Lookup("version").Value.String()}
+	var inv []string
 	fl.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "role", "version", "j", "v", "filter", "skip", "level", "rerun-failed", "format", "out", "json-out", "color", "progress":
+		case "role", "version", "j", "v", "filter", "skip", "level", "rerun-failed", "format", "out", "json-out", "color", "progress", "attest":
 			return
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
@@ -590,88 +557,27 @@ func runInvocation(fl *flag.FlagSet) []string {
 	return inv
 }
 
-// describe copies what the profile p says about its implementation
-// (version, language, source and issue tracker) into rep; nothing when p
-// is nil.
-func describe(rep *runner.Report, p *profile.Profile) {
-	if p == nil {
-		return
-	}
-	impl := &rep.Implementation
-	impl.Version, impl.Language, impl.Source, impl.Issues = p.Version, p.Language, p.Source, p.Issues
-}
+// describe is [certify.Describe] (conform matrix uses it too).
+func describe(rep *runner.Report, p *profile.Profile) { certify.Describe(rep, p) }
 
-// describeReference says what the reference is: conform's own Go
-// implementation, with its source and issue tracker.
-func describeReference(rep *runner.Report) {
-	impl := &rep.Implementation
-	impl.Language, impl.Source, impl.Issues = "Go", "https://"+runner.ModulePath+"/tree/main/reference", "https://"+runner.ModulePath+"/issues"
-}
+// describeReference is [certify.DescribeReference].
+func describeReference(rep *runner.Report) { certify.DescribeReference(rep) }
 
-// rerunFailed reads the JSON report at path and returns the ids of its
-// required and recommended vectors that did not pass (FAIL and the other
-// failing statuses, XPASS, INVALID, NOT_RUN), that the suite still has for
-// the report's role and version; it sets *role and *version to the
-// report's, which a --role or --version flag must not contradict (USAGE).
-// A vector the suite no longer has is named in a note and left out.
-// Errors: PATH_NOT_FOUND, REPORT_INVALID, USAGE, and those of runner.Select.
+// readRerunReport reads the --rerun-failed report of run and list.
+func readRerunReport(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// rerunFailed is [certify.Rerun] for conform list: it reads the report at
+// path, sets *role and *version to the report's (which the --role and
+// --version flags of fl must not contradict) and returns the vectors to
+// rerun.
 func rerunFailed(stderr io.Writer, s *runner.Suite, path string, fl *flag.FlagSet, role *string, version *int) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--rerun-failed report %q", path)
-	}
-	rep, err := runner.ReadReport(s, data)
-	if err != nil {
-		return nil, fmt.Errorf("--rerun-failed report %s: %w", path, err)
-	}
-	if flagSet(fl, "role") && *role != rep.Suite.Role || flagSet(fl, "version") && *version != rep.Suite.Version {
-		return nil, kiterr.New(kiterr.Usage, "--rerun-failed: %s is a report of the %s role, protocol v%d, and --role %s --version %d asks for another",
-			path, rep.Suite.Role, rep.Suite.Version, *role, *version)
-	}
-	*role, *version = rep.Suite.Role, rep.Suite.Version
-	known := map[string]bool{}
-	refs, err := runner.Select(runner.Config{Suite: s, Role: *role, Version: *version})
+	sel := certify.Selection{Role: *role, Version: *version, RoleGiven: flagSet(fl, "role"), VersionGiven: flagSet(fl, "version")}
+	ids, err := certify.Rerun(stderr, s, path, readRerunReport, &sel)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range refs {
-		known[r.ID] = true
-	}
-	var ids []string
-	for _, res := range rep.Results {
-		if !res.Failed() {
-			continue
-		}
-		if !known[res.ID] {
-			fmt.Fprintf(stderr, "conform: note: %s names vector %q, which this suite has not for the %s role, v%d: not rerun\n", path, res.ID, *role, *version)
-			continue
-		}
-		ids = append(ids, res.ID)
-	}
+	*role, *version = sel.Role, sel.Version
 	return ids, nil
-}
-
-// suggestID is a " (did you mean ...?)" for id among the session vectors
-// of role and version, or "".
-func suggestID(s *runner.Suite, role string, version int, id string) string {
-	refs, err := runner.Select(runner.Config{Suite: s, Role: role, Version: version})
-	if err != nil {
-		return ""
-	}
-	ids := make([]string, len(refs))
-	for i, r := range refs {
-		ids[i] = r.ID
-	}
-	return suggest.Phrase(id, ids)
-}
-
-// writeJSONReport writes rep as JSON to path, as --out is written
-// ([reportTarget]). Errors: IO.
-func writeJSONReport(path string, stdout io.Writer, rep *runner.Report) error {
-	if err := writeReport("--json-out", path, stdout, func(w io.Writer) error { return report.JSON(w, rep) }); err != nil {
-		return kiterr.Wrap(kiterr.IO, err, "write JSON report")
-	}
-	return nil
 }
 
 // resolveArgs makes the relative paths among the IUT arguments after the
@@ -710,38 +616,10 @@ func resolveArgs(stderr io.Writer, cmd []string) ([]string, error) {
 	return out, nil
 }
 
-// isolation parses --isolate-user ("uid:gid") for --isolate, or returns a
-// usage message: isolation switches the IUT to another user, which takes
-// Linux and root.
-func isolation(user string) (*runner.Isolation, string) {
-	if runtime.GOOS != "linux" {
-		return nil, "--isolate is only available on Linux"
-	}
-	if os.Geteuid() != 0 {
-		return nil, "--isolate needs root (the IUT is switched to another user)"
-	}
-	u, g, ok := strings.Cut(user, ":")
-	uid, err1 := strconv.ParseUint(u, 10, 32)
-	gid, err2 := strconv.ParseUint(g, 10, 32)
-	if !ok || err1 != nil || err2 != nil || uid == 0 || gid == 0 || uid == 1<<32-1 || gid == 1<<32-1 {
-		return nil, fmt.Sprintf("--isolate-user %q must be uid:gid, neither 0 (root) nor 4294967295", user)
-	}
-	return &runner.Isolation{UID: uint32(uid), GID: uint32(gid), Namespaces: true}, ""
-}
-
-// checkBounds returns a usage message for a bound that makes no sense, or
-// "". Zero jobs means one per CPU; every duration and size must be
-// positive.
+// checkBounds is [certify.Bounds] (parity, matrix and record check
+// their bounds with it too).
 func checkBounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, stderrMax, maxFrames int) string {
-	switch {
-	case jobs < 0:
-		return "-j must be 0 (one per CPU) or more"
-	case timeout <= 0 || grace <= 0 || killAfter <= 0:
-		return "--timeout, --grace and --kill-after must be positive durations"
-	case maxLine <= 0 || stderrMax <= 0 || maxFrames <= 0:
-		return "--max-line, --stderr-max and --max-frames must be positive"
-	}
-	return ""
+	return certify.Bounds(jobs, timeout, grace, killAfter, maxLine, stderrMax, maxFrames)
 }
 
 // colorFlag declares --color on fl.
@@ -798,17 +676,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// warnDigest notes on stderr when a suite given with --suite is a copy of
-// the one embedded in this binary (same name) that differs from it, so a
-// modified copy is never mistaken for the published suite (the digest in
-// every report tells them apart); another protocol's suite gets no note.
-func warnDigest(stderr io.Writer, s *runner.Suite) {
-	emb, err := openSuite("", false)
-	if err == nil && emb.Manifest.Name == s.Manifest.Name && emb.Digest != s.Digest {
-		fmt.Fprintf(stderr, "conform: note: this suite (%s) differs from the suite embedded in conform (%s)\n", s.Digest, emb.Digest)
-	}
 }
 
 func flagSet(fl *flag.FlagSet, name string) bool {
@@ -903,21 +770,10 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitPass
 }
 
-// resolveRole returns role, or the default role of version n when role is
-// empty; an error names the version's roles when role is not one of them
-// (or the version does not exist).
+// resolveRole is [certify.ResolveRole]: role, or the default role of
+// version n when role is empty.
 func resolveRole(s *runner.Suite, n int, role string) (string, error) {
-	ver, err := s.Version(n)
-	if err != nil {
-		return "", err
-	}
-	if role == "" {
-		return ver.DefaultRole(), nil
-	}
-	if ver.Role(role) == nil {
-		return "", fmt.Errorf("--role %q is not a role of suite version %d (%s)", role, n, strings.Join(ver.RoleNames(), ", "))
-	}
-	return role, nil
+	return certify.ResolveRole(s, n, role)
 }
 
 // isKitSuite reports whether s is the suite this binary embeds (by name),
@@ -1179,6 +1035,8 @@ func usageTail(cmd string) string {
 		return " [FILES_OR_GLOBS...]"
 	case "compat":
 		return " OLD.json NEW.json"
+	case "attest verify":
+		return " ATTESTATION.json REPORT.json"
 	case "record":
 		return " --out DIR [--profile DIR | -- IUT COMMAND [ARGS...]]"
 	case "drift":

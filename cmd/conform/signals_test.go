@@ -22,7 +22,8 @@ import (
 // session) and SIGQUIT each end a run as an interruption: exit status 130,
 // the report written (INTERRUPTED, the rest NOT_RUN), every process of
 // every IUT ended, and no IUT directory left in the temporary directory.
-// Before issue 22 SIGHUP ended conform at once (exit 129, no report, two
+// An interrupted run writes no attestation (--attest), and leaves no
+// temporary file of one. Before issue 22 SIGHUP ended conform at once (exit 129, no report, two
 // IUT processes alive, directories left) and SIGQUIT dumped its goroutines
 // (exit 2, the same survivors).
 func TestSignalsEndRun(t *testing.T) {
@@ -46,10 +47,11 @@ func TestSignalsEndRun(t *testing.T) {
 			script := "#!/bin/sh\necho $$ >> \"$1\"\nsleep 600 &\necho $! >> \"$1\"\nwhile read -r line; do :; done\nwait\n"
 			writeScript(t, iut, script)
 			report := filepath.Join(dir, "report.json")
+			attestation := filepath.Join(dir, "attestation.json")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, filepath.Join(bin, "conform"), "run", "-j", "2", "--timeout", "1m", "--no-fail-fast",
-				"--format", "json", "--out", report, "--", iut, pids)
+				"--format", "json", "--out", report, "--attest", attestation, "--", iut, pids)
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -85,6 +87,12 @@ func TestSignalsEndRun(t *testing.T) {
 			}
 			if rep.Verdict != runner.VerdictInterrupted || !rep.Interrupted || rep.Summary.NotRun == 0 {
 				t.Errorf("verdict %s, interrupted %v, %d not run; want INTERRUPTED with vectors not run", rep.Verdict, rep.Interrupted, rep.Summary.NotRun)
+			}
+			if _, err := os.Stat(attestation); err == nil {
+				t.Errorf("an interrupted run wrote an attestation:\n%s", out.String())
+			}
+			if tmps, _ := filepath.Glob(filepath.Join(dir, ".attestation.json.tmp-*")); len(tmps) > 0 {
+				t.Errorf("temporary files of the attestation left: %v", tmps)
 			}
 			for _, pid := range readPids(t, pids) {
 				if alive(pid) {

@@ -1,0 +1,4 @@
+package certify
+
+// ParseIsolateUser exposes parseIsolateUser to the tests.
+var ParseIsolateUser = parseIsolateUser
