@@ -61,6 +61,17 @@ const (
 	// VectorIDMismatch: a vector's file name is not <id>.json or its version
 	// does not match its folder.
 	VectorIDMismatch Code = "VECTOR_ID_MISMATCH"
+	// VectorEnvDenied: a vector's env sets a variable that makes a runtime,
+	// the dynamic loader or a shell load or run code, or that the kit sets
+	// itself (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, BASH_ENV, PATH, ...: the
+	// list is internal/suite/contain.go; docs/containment.md). A suite is
+	// data; only the implementer's profile may set these (exit 2).
+	VectorEnvDenied Code = "VECTOR_ENV_DENIED"
+	// VectorFileDenied: a vector's files (or a ${suite:PATH} copy) would put
+	// into the IUT's working directory a file a runtime loads as code or
+	// reads as configuration at start-up (sitecustomize.py, *.pth,
+	// node_modules, .npmrc, *.class, ...; internal/suite/contain.go) (exit 2).
+	VectorFileDenied Code = "VECTOR_FILE_DENIED"
 	// FilterNoMatch: a --filter glob or a path glob matched nothing.
 	FilterNoMatch Code = "FILTER_NO_MATCH"
 	// PathNotFound: a file named on the command line (not a glob) does not
