@@ -20,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
@@ -599,9 +600,9 @@ func describeReference(rep *runner.Report) {
 // A vector the suite no longer has is named in a note and left out.
 // Errors: PATH_NOT_FOUND, REPORT_INVALID, USAGE, and those of runner.Select.
 func rerunFailed(stderr io.Writer, s *runner.Suite, path string, fl *flag.FlagSet, role *string, version *int) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxReport, "--rerun-failed report")
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--rerun-failed report %q", path)
+		return nil, err
 	}
 	rep, err := runner.ReadReport(s, data)
 	if err != nil {

@@ -122,6 +122,15 @@ const (
 	ReferenceMismatch Code = "REFERENCE_MISMATCH"
 	// Interrupted: the run was cancelled (SIGINT) before it finished.
 	Interrupted Code = "INTERRUPTED"
+	// InputNotRegular: a kit input (a suite file, MANIFEST.sha256, a schema,
+	// a vector or golden file, a report, a shard) is a FIFO, a device, a
+	// socket or a directory: refused without reading it, never waited on
+	// (exit 2; internal/input).
+	InputNotRegular Code = "INPUT_NOT_REGULAR"
+	// InputTooLarge: a kit input is larger than the cap of its kind
+	// (docs/running.md "Input bounds"): refused by its size before it is
+	// read, or at the first byte over while read (exit 2; internal/input).
+	InputTooLarge Code = "INPUT_TOO_LARGE"
 	// IO: reading or writing a file of the kit failed.
 	IO Code = "IO"
 	// RecordingInvalid: a recording directory (conform record) or a

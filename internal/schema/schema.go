@@ -23,6 +23,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -307,8 +308,11 @@ func (l loader) Load(url string) (any, error) {
 	if clean != rel || !fs.ValidPath(clean) {
 		return nil, kiterr.New(kiterr.SchemaRefOutside, "$ref %s is outside the suite root", url)
 	}
-	data, err := fs.ReadFile(l.fsys, clean)
+	data, err := readSchema(l.fsys, clean)
 	if err != nil {
+		if c := kiterr.CodeOf(err); c != "" {
+			return nil, err
+		}
 		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read schema %s", clean)
 	}
 	v, err := canon.Parse(data)
@@ -316,4 +320,20 @@ func (l loader) Load(url string) (any, error) {
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "parse schema %s", clean)
 	}
 	return v, nil
+}
+
+// readSchema reads the schema file name of fsys: a regular file of at most
+// input.MaxSchema bytes, refused by its size before it is read. Errors:
+// those of opening it, INPUT_NOT_REGULAR, INPUT_TOO_LARGE, IO.
+func readSchema(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := input.Regular(f, "schema", name)
+	if err != nil {
+		return nil, err
+	}
+	return input.Read(f, st.Size(), input.MaxSchema, "schema", name)
 }
