@@ -89,6 +89,12 @@ const (
 	SchemaRefRemote Code = "SCHEMA_REF_REMOTE"
 	// SchemaRefOutside: a $ref points outside the suite root (never read).
 	SchemaRefOutside Code = "SCHEMA_REF_OUTSIDE"
+	// SchemaRefCycle: a schema of the suite reaches itself through $ref
+	// (and allOf, anyOf, oneOf, not, if, then, else) without descending
+	// into the instance, within one schema file or across several: every
+	// instance that reaches it would loop, so it is invalid suite input,
+	// never a violation of the IUT's (exit 2; issue 33).
+	SchemaRefCycle Code = "SCHEMA_REF_CYCLE"
 	// SchemaUnsupported: a schema uses a draft ($schema) or a keyword
 	// ($dynamicRef, $recursiveRef) that conform compat cannot compare; it is
 	// refused rather than misread.

@@ -118,6 +118,9 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		// direct subset, or without a sound fast evaluator, is compiled
 		// now as below.
 		if g, err := s.direct.build(s.base + loc); err == nil {
+			if err := s.checkCycle(g, loc); err != nil {
+				return nil, err
+			}
 			if fast := s.fast.build(g); fast != nil {
 				lib := &lazySchema{set: s, loc: s.base + loc, rel: loc}
 				sch := &Schema{Loc: loc, graph: g, lib: lib, fast: fast, failed: &s.lazyFailed, printer: printer, at: &locations{}}
@@ -128,6 +131,9 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 	}
 	compiled, err := s.libCompile(s.base+loc, loc)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkCycle(compiled, loc); err != nil {
 		return nil, err
 	}
 	lib := &lazySchema{s: compiled}
