@@ -144,6 +144,11 @@ const (
 	// metadata, holds a file that is not a canonical summary, or names a
 	// vector other than its file name.
 	RecordingInvalid Code = "RECORDING_INVALID"
+	// InitDirUnusable: conform init cannot write its suite into the
+	// directory given: a symbolic link to nothing, or a place that cannot be
+	// made, read or written (read-only, forbidden, immutable); what it had
+	// written is removed (exit 2).
+	InitDirUnusable Code = "INIT_DIR_UNUSABLE"
 	// RecordEmpty: conform record ran but recorded no summary (every
 	// vector was INVALID, SKIPPED or not run): nothing is written, never a
 	// recording of nothing (exit 1).
