@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// How long a command may take to end once a stop signal (stopSignals) has
+// come, before conform ends it itself (exit status 130, "INTERRUPTED").
+// Commands that start IUTs act on the signal themselves: they end every IUT
+// process and report what finished (docs/running.md), which the longer
+// bound leaves them time for (--grace and --kill-after, 3 s and 1 s by
+// default, apply to the IUTs then running). Every other command is ended
+// within a second, whatever it is doing: reading a pipe that never ends
+// (validate -), comparing schemas (compat), reading reports (report
+// merge, matrix --from), classifying recordings (drift), writing a suite
+// (init). Before issue 33 only run and golden acted on the signals; the
+// others could be stopped only with SIGKILL.
+const (
+	stopWait    = 500 * time.Millisecond
+	stopWaitIUT = 15 * time.Second
+)
+
+// iutCommands are the commands that start IUTs and end them on a stop
+// signal themselves.
+var iutCommands = map[string]bool{
+	"run": true, "golden": true, "parity": true, "matrix": true, "record": true,
+	"fidelity": true, "agent-tap": true, "host-adapter": true,
+}
+
+// outputGate is held (shared) by every write of an output file through a
+// temporary file (writeAtomic) from its creation to its rename or removal,
+// and taken (exclusive) before conform ends a command that did not stop:
+// conform never exits with a temporary file of its own left behind or a
+// file half renamed. It is the one piece of process-wide state of package
+// main, as the process's exit is: nothing else reads it.
+var outputGate sync.RWMutex
+
+// awaitCommand waits for the command's exit status on done. Once ctx is
+// cancelled (a stop signal came), it waits at most wait more; a command
+// still running then is ended by conform: a line on stderr and exit status
+// 130, once no output file is being written (outputGate).
+func awaitCommand(ctx context.Context, done <-chan int, wait time.Duration, name string, stderr io.Writer) int {
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-t.C:
+	}
+	outputGate.Lock()
+	fmt.Fprintf(stderr, "conform %s: INTERRUPTED: stopped by a signal before it finished (nothing more written)\n", name)
+	return exitInterrupted
+}
+
+// commandStopWait returns how long the command named by args[0] may take
+// to end after a stop signal.
+func commandStopWait(args []string) time.Duration {
+	if len(args) > 0 && iutCommands[args[0]] {
+		return stopWaitIUT
+	}
+	return stopWait
+}
