@@ -203,3 +203,36 @@ func javaAgent(t *testing.T, marker string) ([]byte, []string) {
 	}
 	return data, []string{java, "-cp", out, "Iut"}
 }
+
+// TestProfileMaySetRuntimeEnv: the implementer's profile is not bound by
+// the suite's deny list: a profile's env may set PYTHONPATH (here to its own
+// folder, whose sitecustomize.py the interpreter then runs), as real
+// profiles set PYTHONDONTWRITEBYTECODE.
+func TestProfileMaySetRuntimeEnv(t *testing.T) {
+	t.Parallel()
+	exe, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed here")
+	}
+	bin := childBin(t)
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "profile-code-ran")
+	files := map[string]string{
+		"sitecustomize.py": "open(" + strconv.Quote(marker) + ", 'w').write('x')\n",
+		"iut.py":           "import sys\nsys.stdin.read()\n",
+		"profile.json": `{"name": "p", "command": [` + strconv.Quote(realPython(t, exe)) + `, "${PROFILE_DIR}/iut.py"],` +
+			` "env": {"PYTHONPATH": "${PROFILE_DIR}"}}`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code, _ := runChild(t, bin, "run", "--profile", dir, "--filter", "interrupt-idle", "--timeout", "5s")
+	if code == exitUsage || strings.Contains(out, "DENIED") {
+		t.Fatalf("conform run --profile: exit %d:\n%s", code, tail(out, 1500))
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the profile's PYTHONPATH did not reach the IUT (no %s):\n%s", marker, tail(out, 1500))
+	}
+}
