@@ -8,29 +8,26 @@ import (
 	"time"
 )
 
-// How long a command may take to end once a stop signal (stopSignals) has
-// come, before conform ends it itself (exit status 130, "INTERRUPTED").
-// Commands that start IUTs act on the signal themselves: they end every IUT
-// process and report what finished (docs/running.md), which the longer
-// bound leaves them time for (--grace and --kill-after, 3 s and 1 s by
-// default, apply to the IUTs then running). Every other command is ended
-// within a second, whatever it is doing: reading a pipe that never ends
-// (validate -), comparing schemas (compat), reading reports (report
-// merge, matrix --from), classifying recordings (drift), writing a suite
-// (init). Before issue 33 only run and golden acted on the signals; the
-// others could be stopped only with SIGKILL.
-const (
-	stopWait    = 500 * time.Millisecond
-	stopWaitIUT = 15 * time.Second
-)
+// stopWait is how long a command may take to end once a stop signal
+// (stopSignals) has come, before conform ends it itself (exit status 130,
+// "INTERRUPTED"): a command still reading a pipe that never ends (validate
+// -), comparing schemas (compat), reading reports (report merge, matrix
+// --from) or recordings (drift). Before issue 33 only run and golden acted
+// on the signals; the others could be stopped only with SIGKILL. The
+// commands that start IUTs are never ended so (see stopsItself).
+const stopWait = 500 * time.Millisecond
 
-// iutCommands are the commands that start IUTs and end them on a stop
-// signal themselves, and the two that write a suite in place, init and
-// manifest, which are left to finish what they write (a few milliseconds
-// for init; manifest hashes the suite through one buffer, then writes
-// MANIFEST.sha256 through a temporary file) rather than leave a suite half
-// written.
-var iutCommands = map[string]bool{
+// stopsItself are the commands that start IUTs and end them on a stop
+// signal themselves: every IUT process ended (after --grace and
+// --kill-after at most), the finished work reported, temporary
+// directories removed. conform waits for them, since ending one sooner
+// could leave IUT processes behind (TestSignalsEndRun and
+// TestSignalsEndEveryCommand check that they end at once). And the two
+// that write a suite in place, init and manifest, which are left to finish
+// what they write (a few milliseconds for init; manifest hashes the suite
+// through one buffer, then writes MANIFEST.sha256 through a temporary
+// file) rather than leave a suite half written.
+var stopsItself = map[string]bool{
 	"run": true, "golden": true, "parity": true, "matrix": true, "record": true,
 	"fidelity": true, "agent-tap": true, "host-adapter": true,
 	"init": true, "manifest": true,
@@ -45,14 +42,18 @@ var iutCommands = map[string]bool{
 var outputGate sync.RWMutex
 
 // awaitCommand waits for the command's exit status on done. Once ctx is
-// cancelled (a stop signal came), it waits at most wait more; a command
-// still running then is ended by conform: a line on stderr and exit status
-// 130, once no output file is being written (outputGate).
+// cancelled (a stop signal came), it waits at most wait more (0: without
+// a bound); a command still running then is ended by conform: a line on
+// stderr and exit status 130, once no output file is being written
+// (outputGate).
 func awaitCommand(ctx context.Context, done <-chan int, wait time.Duration, name string, stderr io.Writer) int {
 	select {
 	case code := <-done:
 		return code
 	case <-ctx.Done():
+	}
+	if wait <= 0 {
+		return <-done
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -67,10 +68,10 @@ func awaitCommand(ctx context.Context, done <-chan int, wait time.Duration, name
 }
 
 // commandStopWait returns how long the command named by args[0] may take
-// to end after a stop signal.
+// to end after a stop signal (0: as long as it takes, stopsItself).
 func commandStopWait(args []string) time.Duration {
-	if len(args) > 0 && iutCommands[args[0]] {
-		return stopWaitIUT
+	if len(args) > 0 && stopsItself[args[0]] {
+		return 0
 	}
 	return stopWait
 }
