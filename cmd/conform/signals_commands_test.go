@@ -20,8 +20,8 @@ import (
 // command that is busy or blocked (validate reading a pipe that never
 // ends, compat on a $ref fan-out, drift blocked on a FIFO among the
 // recordings, record and matrix running an IUT that never answers) with
-// exit status 130, within a second for a command that starts no IUT (and
-// within a few for one that ends its IUTs first), and with no output file
+// exit status 130, half a second after the signal for a command that
+// starts no IUT (and at once for one that ends its IUTs itself), and with no output file
 // and no temporary file left in the output's folder. Before issue 33 only
 // run and golden acted on these signals: validate, compat, drift could be
 // ended only with SIGKILL.
@@ -108,7 +108,11 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 				if err := cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
-				limit := time.Second
+				// conform ends a command 0.5 s after the signal (stopWait;
+				// 0.50-0.55 s measured on a quiet machine); the rest of the
+				// bound is for a machine shared with other work (1.13 s seen at
+				// a load average of 20 on two cores).
+				limit := 2 * time.Second
 				if c.iut {
 					limit = 5 * time.Second
 				}
