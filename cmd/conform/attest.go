@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/conform-kit/conform/internal/input"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,16 +72,17 @@ func cmdAttest(args []string, stdout, stderr io.Writer) int {
 
 // verifyAttestation reads the attestation and the report, checks the
 // report ([runner.ReadReport], against the report schema this binary
-// embeds) and returns what [attest.Verify] finds. Errors: PATH_NOT_FOUND,
-// REPORT_INVALID.
+// embeds) and returns what [attest.Verify] finds. Both are kit inputs
+// ([input.ReadFile]). Errors: PATH_NOT_FOUND, INPUT_NOT_REGULAR,
+// INPUT_TOO_LARGE, REPORT_INVALID.
 func verifyAttestation(statementPath, reportPath string) ([]attest.Finding, *runner.Report, error) {
-	st, err := os.ReadFile(statementPath)
+	st, err := input.ReadFile(statementPath, input.MaxReport, "attestation")
 	if err != nil {
-		return nil, nil, kiterr.Wrap(kiterr.PathNotFound, err, "attestation %q", statementPath)
+		return nil, nil, err
 	}
-	data, err := os.ReadFile(reportPath)
+	data, err := input.ReadFile(reportPath, input.MaxReport, "report")
 	if err != nil {
-		return nil, nil, kiterr.Wrap(kiterr.PathNotFound, err, "report %q", reportPath)
+		return nil, nil, err
 	}
 	s, err := openSuite("", false)
 	if err != nil {

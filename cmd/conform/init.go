@@ -39,22 +39,35 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		}
 		*name = filepath.Base(abs) + " suite"
 	}
-	if err := emptyDir(dir); err != nil {
+	made, err := emptyDir(dir)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	// A suite half written is no suite: on a failure, what init wrote is
+	// removed (the directory too, when init made it).
+	undo := func(err error) int {
+		if made {
+			_ = os.RemoveAll(dir)
+		} else if ents, rerr := os.ReadDir(dir); rerr == nil {
+			for _, e := range ents {
+				_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
 		return fail(stderr, err)
 	}
 	files := scaffold(*name, *role)
 	for _, rel := range sortedFiles(files) {
 		target := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "init %s", dir))
+			return undo(kiterr.Wrap(kiterr.InitDirUnusable, err, "init %s: make %s", dir, filepath.Dir(rel)))
 		}
 		if err := os.WriteFile(target, []byte(files[rel]), 0o644); err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.IO, err, "init %s", dir))
+			return undo(kiterr.Wrap(kiterr.InitDirUnusable, err, "init %s: write %s", dir, rel))
 		}
 	}
 	digest, err := runner.WriteManifest(dir)
 	if err != nil {
-		return fail(stderr, err)
+		return undo(kiterr.Wrap(kiterr.InitDirUnusable, err, "init %s: write MANIFEST.sha256", dir))
 	}
 	fmt.Fprintf(stdout, "created suite %q in %s (%s)\n", *name, dir, digest)
 	fmt.Fprintf(stdout, "next: edit %s, %s and %s; then\n",
@@ -65,26 +78,35 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	return exitPass
 }
 
-// emptyDir makes dir, or checks that it is an empty directory. Errors:
-// USAGE (not empty, not a directory), IO.
-func emptyDir(dir string) error {
+// emptyDir makes dir (made is then true), or checks that it is an empty
+// directory. Errors: USAGE (not empty, not a directory),
+// INIT_DIR_UNUSABLE (a symbolic link to nothing, or a directory that
+// cannot be made or read: a read-only or forbidden place).
+func emptyDir(dir string) (made bool, err error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
+		if lst, lerr := os.Lstat(dir); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(dir)
+			return false, kiterr.New(kiterr.InitDirUnusable, "%s is a symbolic link to %q, which does not exist: give the directory itself", dir, target)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, kiterr.Wrap(kiterr.InitDirUnusable, err, "make %s", dir)
+		}
+		return true, nil
 	case err != nil:
-		return kiterr.Wrap(kiterr.IO, err, "stat %s", dir)
+		return false, kiterr.Wrap(kiterr.InitDirUnusable, err, "stat %s", dir)
 	case !st.IsDir():
-		return kiterr.New(kiterr.Usage, "%s exists and is not a directory", dir)
+		return false, kiterr.New(kiterr.Usage, "%s exists and is not a directory", dir)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return kiterr.Wrap(kiterr.IO, err, "read %s", dir)
+		return false, kiterr.Wrap(kiterr.InitDirUnusable, err, "read %s", dir)
 	}
 	if len(ents) > 0 {
-		return kiterr.New(kiterr.Usage, "%s is not empty: conform init writes a new suite into a new or empty directory", dir)
+		return false, kiterr.New(kiterr.Usage, "%s is not empty: conform init writes a new suite into a new or empty directory", dir)
 	}
-	return nil
+	return false, nil
 }
 
 func sortedFiles(m map[string]string) []string {

@@ -11,15 +11,24 @@ import (
 	"github.com/conform-kit/conform/internal/proc"
 )
 
-func main() {
+func main() { os.Exit(mainStatus(os.Args[1:])) }
+
+// mainStatus runs the command args and returns conform's exit status; the
+// test binary's "conform" runs it too (main_test.go).
+func mainStatus(args []string) int {
 	// Orphans of IUTs that left their process group are re-parented to
 	// conform, which kills them after each vector (best effort: a kernel
 	// without PR_SET_CHILD_SUBREAPER only loses that cleanup).
 	_ = proc.BecomeSubreaper()
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, os.Stdin, os.Stdout, os.Stderr) }()
+	name := "conform"
+	if len(args) > 0 {
+		name = args[0]
+	}
+	return awaitCommand(ctx, done, commandStopWait(args), name, os.Stderr)
 }
 
 // stopSignals are the signals that end a run as an interruption

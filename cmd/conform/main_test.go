@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -13,19 +11,12 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/testpar"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(tests{m}, map[string]func(){
-		"conform": func() {
-			_ = proc.BecomeSubreaper() // as main does
-			ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
-			code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-			stop()
-			os.Exit(code)
-		},
+		"conform": func() { os.Exit(mainStatus(os.Args[1:])) },
 		// A fake IUT for tests that run conform as a child (memory_test.go).
 		"conform-fake-iut": func() { os.Exit(fakeIUT(os.Args[1:])) },
 	})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/report"
@@ -106,9 +107,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var inputs []runner.MatrixInput
 	for _, spec := range from {
 		name, file := fromSpec(spec)
-		data, err := os.ReadFile(file)
+		data, err := input.ReadFile(file, input.MaxReport, "--from report")
 		if err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.PathNotFound, err, "report %q", file))
+			return fail(stderr, err)
 		}
 		rep, err := runner.ReadReport(s, data)
 		if err != nil {

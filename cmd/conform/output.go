@@ -264,6 +264,10 @@ func writeDirect(name string, print func(io.Writer) error) error {
 // the file it replaces). Only a regular file, or a name where nothing is
 // yet, is replaced so ([reportTarget]). Errors: IO.
 func writeAtomic(name string, print func(io.Writer) error) (err error) {
+	// A command ended by a stop signal waits for this write to finish
+	// (awaitCommand): no temporary file is left behind.
+	outputGate.RLock()
+	defer outputGate.RUnlock()
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."

@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/schema"
@@ -118,9 +118,9 @@ func verdictSummary(rep *runner.Report) string {
 // decode into [runner.Report], and its summary and verdict must follow
 // from its results. Errors: PATH_NOT_FOUND, REPORT_INVALID.
 func readReport(name string) (*runner.Report, error) {
-	data, err := os.ReadFile(name)
+	data, err := input.ReadFile(name, input.MaxReport, "report")
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "report %s", name)
+		return nil, err
 	}
 	doc, err := canon.Parse(data)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/command/certify"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/profile"
@@ -564,7 +565,9 @@ func describe(rep *runner.Report, p *profile.Profile) { certify.Describe(rep, p)
 func describeReference(rep *runner.Report) { certify.DescribeReference(rep) }
 
 // readRerunReport reads the --rerun-failed report of run and list.
-func readRerunReport(path string) ([]byte, error) { return os.ReadFile(path) }
+func readRerunReport(path string) ([]byte, error) {
+	return input.ReadFile(path, input.MaxReport, "--rerun-failed report")
+}
 
 // rerunFailed is [certify.Rerun] for conform list: it reads the report at
 // path, sets *role and *version to the report's (which the --role and

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/suite"
@@ -271,12 +272,12 @@ func readBounded(path string, golden bool) ([]byte, error) {
 	if golden {
 		limit, code, what = suite.MaxGoldenFile, kiterr.GoldenInvalid, "a golden file"
 	}
-	f, err := os.Open(path)
+	f, st, err := input.Open(path, what)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+	if st.Size() > limit {
 		return nil, kiterr.New(code, "%d bytes, over the %d bytes %s may have (not read; a recording is named *.jsonl and streamed)", st.Size(), limit, what)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))

@@ -69,6 +69,17 @@ const (
 	// ClaimUnknown: a claim (profile.json claims, conform run --claim)
 	// names no conformance class of the suite version and role.
 	ClaimUnknown Code = "CLAIM_UNKNOWN"
+	// VectorEnvDenied: a vector's env sets a variable that makes a runtime,
+	// the dynamic loader or a shell load or run code, or that the kit sets
+	// itself (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, BASH_ENV, PATH, ...: the
+	// list is internal/suite/contain.go; docs/containment.md). A suite is
+	// data; only the implementer's profile may set these (exit 2).
+	VectorEnvDenied Code = "VECTOR_ENV_DENIED"
+	// VectorFileDenied: a vector's files (or a ${suite:PATH} copy) would put
+	// into the IUT's working directory a file a runtime loads as code or
+	// reads as configuration at start-up (sitecustomize.py, *.pth,
+	// node_modules, .npmrc, *.class, ...; internal/suite/contain.go) (exit 2).
+	VectorFileDenied Code = "VECTOR_FILE_DENIED"
 	// FilterNoMatch: a --filter glob or a path glob matched nothing.
 	FilterNoMatch Code = "FILTER_NO_MATCH"
 	// PathNotFound: a file named on the command line (not a glob) does not
@@ -86,6 +97,12 @@ const (
 	SchemaRefRemote Code = "SCHEMA_REF_REMOTE"
 	// SchemaRefOutside: a $ref points outside the suite root (never read).
 	SchemaRefOutside Code = "SCHEMA_REF_OUTSIDE"
+	// SchemaRefCycle: a schema of the suite reaches itself through $ref
+	// (and allOf, anyOf, oneOf, not, if, then, else) without descending
+	// into the instance, within one schema file or across several: every
+	// instance that reaches it would loop, so it is invalid suite input,
+	// never a violation of the IUT's (exit 2; issue 33).
+	SchemaRefCycle Code = "SCHEMA_REF_CYCLE"
 	// SchemaUnsupported: a schema uses a draft ($schema) or a keyword
 	// ($dynamicRef, $recursiveRef) that conform compat cannot compare; it is
 	// refused rather than misread.
@@ -119,6 +136,15 @@ const (
 	ReferenceMismatch Code = "REFERENCE_MISMATCH"
 	// Interrupted: the run was cancelled (SIGINT) before it finished.
 	Interrupted Code = "INTERRUPTED"
+	// InputNotRegular: a kit input (a suite file, MANIFEST.sha256, a schema,
+	// a vector or golden file, a report, a shard) is a FIFO, a device, a
+	// socket or a directory: refused without reading it, never waited on
+	// (exit 2; internal/input).
+	InputNotRegular Code = "INPUT_NOT_REGULAR"
+	// InputTooLarge: a kit input is larger than the cap of its kind
+	// (docs/running.md "Input bounds"): refused by its size before it is
+	// read, or at the first byte over while read (exit 2; internal/input).
+	InputTooLarge Code = "INPUT_TOO_LARGE"
 	// IO: reading or writing a file of the kit failed.
 	IO Code = "IO"
 	// RecordingInvalid: a recording directory (conform record) or a
@@ -126,6 +152,11 @@ const (
 	// metadata, holds a file that is not a canonical summary, or names a
 	// vector other than its file name.
 	RecordingInvalid Code = "RECORDING_INVALID"
+	// InitDirUnusable: conform init cannot write its suite into the
+	// directory given: a symbolic link to nothing, or a place that cannot be
+	// made, read or written (read-only, forbidden, immutable); what it had
+	// written is removed (exit 2).
+	InitDirUnusable Code = "INIT_DIR_UNUSABLE"
 	// RecordEmpty: conform record ran but recorded no summary (every
 	// vector was INVALID, SKIPPED or not run): nothing is written, never a
 	// recording of nothing (exit 1).

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -117,6 +118,9 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 		// direct subset, or without a sound fast evaluator, is compiled
 		// now as below.
 		if g, err := s.direct.build(s.base + loc); err == nil {
+			if err := s.checkCycle(g, loc); err != nil {
+				return nil, err
+			}
 			if fast := s.fast.build(g); fast != nil {
 				lib := &lazySchema{set: s, loc: s.base + loc, rel: loc}
 				sch := &Schema{Loc: loc, graph: g, lib: lib, fast: fast, failed: &s.lazyFailed, printer: printer, at: &locations{}}
@@ -127,6 +131,9 @@ func (s *Set) Compile(loc string) (*Schema, error) {
 	}
 	compiled, err := s.libCompile(s.base+loc, loc)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkCycle(compiled, loc); err != nil {
 		return nil, err
 	}
 	lib := &lazySchema{s: compiled}
@@ -307,8 +314,11 @@ func (l loader) Load(url string) (any, error) {
 	if clean != rel || !fs.ValidPath(clean) {
 		return nil, kiterr.New(kiterr.SchemaRefOutside, "$ref %s is outside the suite root", url)
 	}
-	data, err := fs.ReadFile(l.fsys, clean)
+	data, err := readSchema(l.fsys, clean)
 	if err != nil {
+		if c := kiterr.CodeOf(err); c != "" {
+			return nil, err
+		}
 		return nil, kiterr.Wrap(kiterr.SuiteNotFound, err, "read schema %s", clean)
 	}
 	v, err := canon.Parse(data)
@@ -316,4 +326,20 @@ func (l loader) Load(url string) (any, error) {
 		return nil, kiterr.Wrap(kiterr.SchemaInvalid, err, "parse schema %s", clean)
 	}
 	return v, nil
+}
+
+// readSchema reads the schema file name of fsys: a regular file of at most
+// input.MaxSchema bytes, refused by its size before it is read. Errors:
+// those of opening it, INPUT_NOT_REGULAR, INPUT_TOO_LARGE, IO.
+func readSchema(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := input.Regular(f, "schema", name)
+	if err != nil {
+		return nil, err
+	}
+	return input.Read(f, st.Size(), input.MaxSchema, "schema", name)
 }

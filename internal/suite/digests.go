@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -173,6 +174,13 @@ func hashFile(fsys fs.FS, name string, buf []byte) ([32]byte, error) {
 		return sum, err
 	}
 	defer f.Close()
+	// A file over its kind's cap is never read whole, so it is not hashed
+	// either: refused by its size (a sparse 1 GB file took seconds).
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if max, code := inputCap(name); st.Size() > max {
+			return sum, kiterr.New(code, "%s is %d bytes, over the %d bytes it may have: refused, not read (docs/running.md \"Input bounds\")", name, st.Size(), max)
+		}
+	}
 	h := sha256.New()
 	// Not io.Copy: an *os.File's WriteTo copies through 32 KiB of its
 	// own per file.
@@ -181,4 +189,21 @@ func hashFile(fsys fs.FS, name string, buf []byte) ([32]byte, error) {
 	}
 	h.Sum(sum[:0])
 	return sum, nil
+}
+
+// inputCap returns the cap of the suite file name, in bytes, and the code
+// of a file over it: VECTOR_TOO_LARGE for a vector file or a file under
+// files/, INPUT_TOO_LARGE for suite.json, a schema or a golden file.
+func inputCap(name string) (int64, kiterr.Code) {
+	switch {
+	case name == ManifestFile:
+		return input.MaxSuiteJSON, kiterr.InputTooLarge
+	case strings.HasPrefix(name, "vectors/"):
+		return MaxVectorFile, kiterr.VectorTooLarge
+	case strings.HasPrefix(name, "golden/"):
+		return MaxGoldenFile, kiterr.InputTooLarge
+	case strings.HasPrefix(name, FilesDir+"/"):
+		return MaxSuiteFile, kiterr.VectorTooLarge
+	}
+	return input.MaxSchema, kiterr.InputTooLarge
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -66,22 +67,47 @@ func (d *Dir) Close() error {
 // Name returns the directory as given to [OpenDir].
 func (d *Dir) Name() string { return d.name }
 
-// Open opens name for reading (fs.FS).
+// Open opens name for reading (fs.FS). Only a regular file or a folder is
+// opened: a FIFO, a device or a socket in the suite is refused with
+// INPUT_NOT_REGULAR, without waiting for a FIFO's writer (the file is
+// opened non-blocking, input.OpenFlags, and checked once open).
 func (d *Dir) Open(name string) (fs.File, error) {
 	if err := d.check("open", name); err != nil {
 		return nil, err
 	}
 	if dir, base := path.Split(name); dir != "" && base != "" {
 		if r := d.folder(dir[:len(dir)-1]); r != nil {
-			if f, err := r.Open(base); err == nil {
-				return f, nil
+			if f, err := r.OpenFile(base, input.OpenFlags, 0); err == nil {
+				return d.plain(f, name)
 			}
 			// A link out of the folder, a missing file, anything else:
 			// decided through the root, as if the folder were not open.
 		}
 	}
-	f, err := d.fsys.Open(name)
-	return f, d.wrap(name, err)
+	if name == "." {
+		f, err := d.fsys.Open(name)
+		return f, d.wrap(name, err)
+	}
+	f, err := d.root.OpenFile(name, input.OpenFlags, 0)
+	if err != nil {
+		return nil, d.wrap(name, err)
+	}
+	return d.plain(f, name)
+}
+
+// plain returns f when it is a regular file or a folder, and otherwise
+// closes it and refuses it (INPUT_NOT_REGULAR).
+func (d *Dir) plain(f *os.File, name string) (fs.File, error) {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, d.ioErr("stat", name, err)
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		f.Close()
+		return nil, kiterr.New(kiterr.InputNotRegular, "%s in the suite %s is not a regular file (%s): refused, not read", name, d.name, st.Mode().Type())
+	}
+	return f, nil
 }
 
 // folder returns the folder dir (a clean relative path) opened through
@@ -108,7 +134,12 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 	if err := d.check("read", name); err != nil {
 		return nil, err
 	}
-	b, err := fs.ReadFile(d.fsys, name)
+	f, err := d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	return b, d.wrap(name, err)
 }
 

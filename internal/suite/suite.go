@@ -24,6 +24,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/schema"
@@ -386,7 +387,7 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	}
 	s := &Suite{FS: fsys, Schemas: newSet(fsys, opt.SchemasChecked), Meta: newSet(metaFS, opt.MetaChecked), Problems: map[string]error{},
 		deferred: opt.DeferDigests && !opt.SkipDigest}
-	data, err := fs.ReadFile(fsys, ManifestFile)
+	data, err := readInput(fsys, ManifestFile, input.MaxSuiteJSON)
 	if err != nil {
 		return nil, wrapCode(kiterr.SuiteNotFound, err, "read %s", ManifestFile)
 	}
@@ -538,9 +539,9 @@ type digestJob struct {
 // starts the goroutines that check files.
 func (s *Suite) readDigests() *digestCheck {
 	c := &digestCheck{s: s, errAt: -1}
-	data, err := fs.ReadFile(s.FS, DigestFile)
+	data, err := readInput(s.FS, DigestFile, input.MaxManifest)
 	if err != nil {
-		c.err = kiterr.Wrap(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
+		c.err = wrapCode(kiterr.SuiteNotFound, err, "read %s (run 'conform golden --update' to create it)", DigestFile)
 		return c
 	}
 	sum := sha256.Sum256(data)
@@ -656,6 +657,15 @@ func (c *digestCheck) check(j digestJob, buf []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if code := kiterr.CodeOf(err); code == kiterr.VectorTooLarge || code == kiterr.InputTooLarge {
+		// Over its cap: a problem of that file, as its digest would be
+		// (fatal for suite.json and a schema, see finish).
+		s.Problems[j.name] = err
+		if i, ok := s.Files.index(j.name); ok {
+			c.seen[i] = true
+		}
+		return
+	}
 	if err != nil {
 		if c.errAt < 0 || j.at < c.errAt {
 			c.err, c.errAt = wrapCode(kiterr.IO, err, "read %s", j.name), j.at
@@ -769,6 +779,20 @@ func wrapCode(code kiterr.Code, err error, format string, args ...any) error {
 		return err
 	}
 	return kiterr.Wrap(code, err, format, args...)
+}
+
+// readInput reads the suite file name, at most max bytes. Errors: those of
+// opening it (fs.ErrNotExist, SUITE_PATH_OUTSIDE, INPUT_NOT_REGULAR),
+// INPUT_TOO_LARGE, IO.
+func readInput(fsys fs.FS, name string, max int64) ([]byte, error) {
+	data, tooLarge, err := readFile(fsys, name, max)
+	switch {
+	case err != nil:
+		return nil, err
+	case tooLarge:
+		return nil, kiterr.New(kiterr.InputTooLarge, "%s is over the %d bytes it may have: refused (docs/running.md \"Input bounds\")", name, max)
+	}
+	return data, nil
 }
 
 // readFile reads name, refusing a file longer than max bytes without

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"runtime"
 	"slices"
@@ -749,6 +750,14 @@ func (v *Vector) checkInputs(ver *Version) error {
 				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: files[%d]", v.Path, i)
 			}
 		}
+		if why, denied := FileDenied(f.Path); denied {
+			return kiterr.New(kiterr.VectorFileDenied, "%s: files[%d]: a suite may not put %s into the IUT's working directory: %s", v.Path, i, f.Path, why)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
+		if rule, reads, denied := EnvDenied(k); denied {
+			return kiterr.New(kiterr.VectorEnvDenied, "%s: env: a suite may not set %s (denied: %s; read by %s); only the implementer's profile may", v.Path, k, rule, reads)
+		}
 	}
 	for i, f := range v.Fixture {
 		if err := checkSuiteFile(f); err != nil {
@@ -759,6 +768,9 @@ func (v *Vector) checkInputs(ver *Version) error {
 		for _, ref := range SuiteRefs(s) {
 			if err := checkSuiteFile(ref); err != nil {
 				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: ${suite:%s}", v.Path, ref)
+			}
+			if why, denied := FileDenied(ref); denied {
+				return kiterr.New(kiterr.VectorFileDenied, "%s: ${suite:%s}: its copy in the IUT's working directory would be denied: %s", v.Path, ref, why)
 			}
 		}
 	}

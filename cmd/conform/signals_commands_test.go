@@ -1,0 +1,172 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSignalsEndEveryCommand: SIGINT, SIGTERM, SIGHUP and SIGQUIT end a
+// command that is busy or blocked (validate reading a pipe that never
+// ends, compat on a $ref fan-out, drift blocked on a FIFO among the
+// recordings, record and matrix running an IUT that never answers) with
+// exit status 130, half a second after the signal for a command that
+// starts no IUT (and at once for one that ends its IUTs itself), and with no output file
+// and no temporary file left in the output's folder. Before issue 33 only
+// run and golden acted on these signals: validate, compat, drift could be
+// ended only with SIGKILL.
+func TestSignalsEndEveryCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs conform as a child many times")
+	}
+	t.Parallel()
+	bin := childBin(t)
+	hang := filepath.Join(t.TempDir(), "hang.sh")
+	writeScript(t, hang, "#!/bin/sh\nwhile read -r line; do :; done\n")
+	type command struct {
+		name string
+		// setup returns the arguments (OUT is the output file, in a
+		// folder of its own) and what conform's stdin is.
+		setup func(t *testing.T, dir string) []string
+		// iut: the command ends its IUTs before it ends.
+		iut bool
+	}
+	commands := []command{
+		{"validate a pipe", func(t *testing.T, dir string) []string { return []string{"validate", "-"} }, false},
+		{"compat", func(t *testing.T, dir string) []string {
+			old, new := fanOut(t, dir, 12)
+			return []string{"compat", old, new}
+		}, false},
+		{"drift", func(t *testing.T, dir string) []string {
+			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+			for _, d := range []string{a, b} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := syscall.Mkfifo(filepath.Join(a, "x.json"), 0o644); err != nil {
+				t.Skipf("no FIFOs: %v", err)
+			}
+			return []string{"drift", a, b}
+		}, false},
+		{"record", func(t *testing.T, dir string) []string {
+			return []string{"record", "--timeout", "1m", "--out", "OUT", "--", hang}
+		}, true},
+		{"matrix", func(t *testing.T, dir string) []string {
+			return []string{"matrix", "--timeout", "1m", "--out", "OUT", "--impl", "hang=" + hang}
+		}, true},
+	}
+	for _, c := range commands {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+			t.Run(c.name+"/"+sig.String(), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				outDir := filepath.Join(dir, "out")
+				if err := os.Mkdir(outDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				args := c.setup(t, dir)
+				for i, a := range args {
+					args[i] = strings.ReplaceAll(a, "OUT", filepath.Join(outDir, "result"))
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, filepath.Join(bin, "conform"), args...)
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				// validate - reads this pipe, whose writer stays open.
+				pr, pw, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer pw.Close()
+				cmd.Stdin = pr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				pr.Close()
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				// Busy or blocked by now: the command has read its
+				// flags and started its work.
+				select {
+				case err := <-exited:
+					t.Fatalf("conform %s ended before the signal (%v):\n%s", c.name, err, tail(out.String(), 1500))
+				case <-time.After(1500 * time.Millisecond):
+				}
+				sent := time.Now()
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				// conform ends a command 0.5 s after the signal (stopWait;
+				// 0.50-0.55 s measured on a quiet machine); the rest of the
+				// bound is for a machine shared with other work (1.13 s seen at
+				// a load average of 20 on two cores).
+				limit := 2 * time.Second
+				if c.iut {
+					limit = 5 * time.Second
+				}
+				var took time.Duration
+				select {
+				case <-exited:
+					took = time.Since(sent)
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					<-exited
+					t.Fatalf("conform %s still running 30 s after %v:\n%s", c.name, sig, tail(out.String(), 1500))
+				}
+				if took > limit {
+					t.Errorf("conform %s took %v to end after %v, want at most %v", c.name, took.Round(time.Millisecond), sig, limit)
+				}
+				if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+					t.Errorf("conform %s: exit status %d (%v) after %v, want %d:\n%s", c.name, code, cmd.ProcessState, sig, exitInterrupted, tail(out.String(), 1500))
+				}
+				if left, _ := os.ReadDir(outDir); len(left) > 0 {
+					var names []string
+					for _, e := range left {
+						names = append(names, e.Name())
+					}
+					t.Errorf("conform %s left %v in the output's folder", c.name, names)
+				}
+				t.Logf("%s: exit %d %v after %v", c.name, cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), sig)
+			})
+		}
+	}
+}
+
+// fanOut writes two schemas of a chain of depth definitions, each an anyOf
+// whose branches refer to the next one twice and once through a property,
+// differing in the last one: compat's work on them grows exponentially
+// with depth (issue 33), so at 12 it is busy for many seconds.
+func fanOut(t *testing.T, dir string, depth int) (old, new string) {
+	t.Helper()
+	write := func(name string, last any) string {
+		defs := map[string]any{}
+		for i := range depth {
+			next := map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", i+1)}
+			defs[fmt.Sprintf("D%d", i)] = map[string]any{"anyOf": []any{next, map[string]any{"allOf": []any{next}},
+				map[string]any{"type": "object", "properties": map[string]any{"p": next}}}}
+		}
+		defs[fmt.Sprintf("D%d", depth)] = last
+		b, err := json.Marshal(map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/D0", "$defs": defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	return write("old.json", map[string]any{"type": "string"}), write("new.json", map[string]any{"type": []any{"string", "number"}})
+}
