@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -29,10 +30,14 @@ type MatrixInput struct {
 // schemas/matrix.schema.json.
 //
 // A Matrix holds only what does not change from run to run of the same
-// implementations: no durations, no stderr, no exit details, no canonical
-// bytes, no notes (findings without a status, such as HOST_SENT, which
-// quotes the host's random request ids, or IUT_LINGERED); so two matrices
-// of the same deterministic implementations are byte for byte equal.
+// implementations, but for the date and kit of each run
+// ([MatrixColumn.Started], [MatrixColumn.Kit]): no durations, no stderr,
+// no exit details, no canonical bytes, no notes (findings without a
+// status, such as HOST_SENT, which quotes the host's random request ids,
+// or IUT_LINGERED) but the one that says why a vector was SKIPPED; so the
+// same reports always give the same matrix, byte for byte, and two runs of
+// the same deterministic implementations differ only in their dates and
+// kits.
 type Matrix struct {
 	// Suite is the suite every report was made with.
 	Suite MatrixSuite `json:"suite"`
@@ -68,6 +73,67 @@ type MatrixImplementation struct {
 	// first, where recordings of several releases exist ([Matrix.SetTrend];
 	// conform matrix --trend); nil otherwise.
 	Trend []TrendPoint `json:"trend,omitempty"`
+	// History is its saved reports, oldest first ([Matrix.AddHistory];
+	// conform matrix --history DIR); nil otherwise.
+	History []HistoryPoint `json:"history,omitempty"`
+}
+
+// HistoryPoint is one saved report of an implementation: the version it
+// names, its run date, suite role and version, verdict and counts.
+type HistoryPoint struct {
+	// Version is the report's implementation version, else its
+	// implementation name (a profile's text names the version).
+	Version string `json:"version"`
+	// Date is the day the run started (YYYY-MM-DD, UTC; "" when the
+	// report does not say).
+	Date string `json:"date,omitempty"`
+	// Role and SuiteVersion are the suite role and protocol version.
+	Role         string `json:"role"`
+	SuiteVersion int    `json:"suite_version"`
+	// Verdict is the report's verdict.
+	Verdict string `json:"verdict"`
+	// Passed, Failed (with XPASS), XFail, Skipped and NotRun count the
+	// report's results as [Counts] does.
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	XFail   int `json:"xfail"`
+	Skipped int `json:"skipped"`
+	NotRun  int `json:"not_run"`
+}
+
+// HistoryPointOf is the history point of rep.
+func HistoryPointOf(rep *Report) HistoryPoint {
+	v := rep.Implementation.Version
+	if v == "" {
+		v = rep.Implementation.Name
+	}
+	p := HistoryPoint{Version: v, Role: rep.Suite.Role, SuiteVersion: rep.Suite.Version, Verdict: rep.Verdict,
+		Passed: rep.Summary.Passed, Failed: rep.Summary.Failed + rep.Summary.XPass, XFail: rep.Summary.XFail,
+		Skipped: rep.Summary.Skipped, NotRun: rep.Summary.NotRun}
+	if p.Verdict == "" {
+		p.Verdict = rep.ComputeVerdict()
+	}
+	if !rep.Started.IsZero() {
+		p.Date = rep.Started.UTC().Format(time.DateOnly)
+	}
+	return p
+}
+
+// AddHistory adds points to the [MatrixImplementation.History] of the
+// implementation named name and sorts it oldest first: by date (a point
+// without one first), then role, suite version and implementation
+// version. Errors: USAGE when no implementation of m has that name.
+func (m *Matrix) AddHistory(name string, points []HistoryPoint) error {
+	i := slices.IndexFunc(m.Implementations, func(mi MatrixImplementation) bool { return mi.Name == name })
+	if i < 0 {
+		return kiterr.New(kiterr.Usage, "no implementation of the matrix is named %q", name)
+	}
+	h := append(slices.Clone(m.Implementations[i].History), points...)
+	slices.SortStableFunc(h, func(a, b HistoryPoint) int {
+		return cmp.Or(cmp.Compare(a.Date, b.Date), cmp.Compare(a.Role, b.Role), cmp.Compare(a.SuiteVersion, b.SuiteVersion), cmp.Compare(a.Version, b.Version))
+	})
+	m.Implementations[i].History = h
+	return nil
 }
 
 // TrendPoint is one recorded release of an implementation: a recording's
@@ -125,6 +191,12 @@ type MatrixColumn struct {
 	Preflight *MatrixPreflight `json:"preflight,omitempty"`
 	// Problems counts the report's kit input errors.
 	Problems int `json:"problems,omitempty"`
+	// Started is when the run started (the report's, UTC; zero when it
+	// does not say) and Kit the conform build that made it: pages show
+	// the run's date and kit from them, so the same reports give the
+	// same pages.
+	Started time.Time `json:"started,omitzero"`
+	Kit     Kit       `json:"kit,omitzero"`
 	// Causes groups the column's cells that did not pass with exact parity
 	// by what explains them ([MatrixCause]), in [CauseKinds] order, then
 	// by the number of vectors (most first), code and pointer.
@@ -142,13 +214,17 @@ const (
 	// CauseInformational: informational vectors that did not end as their
 	// golden file records; they never fail a run.
 	CauseInformational = "informational"
+	// CauseSkipped: vectors that were not run because they do not apply
+	// (SKIPPED): a class that was not claimed, a requirement the
+	// implementation does not meet. Never a failure.
+	CauseSkipped = "skipped"
 	// CauseAllowed: vectors that passed conformance but whose bytes differ
 	// from the golden file where the protocol allows (exact parity only).
 	CauseAllowed = "allowed"
 )
 
 // CauseKinds lists the kinds of [MatrixCause] in page order.
-var CauseKinds = []string{CauseFailed, CauseXFail, CauseInformational, CauseAllowed}
+var CauseKinds = []string{CauseFailed, CauseXFail, CauseInformational, CauseSkipped, CauseAllowed}
 
 // MatrixCause is one cause among an implementation's results in a section:
 // the vectors one finding code (and, for a difference from the golden
@@ -331,6 +407,10 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 		col := MatrixColumn{
 			Name: in.Name, Verdict: rep.Verdict, Summary: rep.Summary, Invocation: invocationOf(rep),
 			Stale: rep.Stale, Partial: rep.Partial, Interrupted: rep.Interrupted, Problems: len(rep.Problems),
+			Kit: rep.Kit,
+		}
+		if !rep.Started.IsZero() {
+			col.Started = rep.Started.UTC()
 		}
 		if col.Verdict == "" {
 			col.Verdict = rep.ComputeVerdict()
@@ -378,6 +458,8 @@ func causeKind(level string, c MatrixCell) string {
 		return CauseAllowed
 	case c.Status == XFail:
 		return CauseXFail
+	case c.Status == Skipped:
+		return CauseSkipped
 	case level == LevelInformational && c.Status != XPass && c.Status != Invalid:
 		return CauseInformational
 	}
@@ -394,8 +476,18 @@ func primaryCause(c MatrixCell) (code, pointer string, status Status, message st
 // most severe finding that carries a status and is not a difference from
 // the golden summary (code, its status, its message), else its first
 // normative difference (kind, JSON Pointer, FAIL, the rendered
-// difference), else the status itself.
+// difference), else the status itself. For a SKIPPED result it is the
+// first note that says why (CLASS_NOT_CLAIMED, REQUIREMENT_UNMET), with
+// status SKIPPED.
 func Cause(st Status, findings []Finding, differences []compare.Difference) (code, pointer string, status Status, message string) {
+	if st == Skipped {
+		for _, f := range findings {
+			if f.Status == "" || f.Status == Skipped {
+				return f.Code, "", Skipped, f.Message
+			}
+		}
+		return string(st), "", st, ""
+	}
 	best := -1
 	for i, f := range findings {
 		if f.Status == "" || compare.IsKind(f.Code) {
@@ -489,8 +581,10 @@ func cellOf(res Result, invocation []string) MatrixCell {
 		c.Differences = append(c.Differences, d.Canonical())
 	}
 	for _, f := range res.Findings {
-		// A normative difference is listed once, among the differences.
-		if f.Status != "" && !compare.IsKind(f.Code) {
+		// A normative difference is listed once, among the differences;
+		// of the notes only those that say why a vector was skipped are
+		// kept (they are the same in every run).
+		if f.Status != "" && !compare.IsKind(f.Code) || res.Status == Skipped {
 			c.Findings = append(c.Findings, f)
 		}
 	}
@@ -500,17 +594,52 @@ func cellOf(res Result, invocation []string) MatrixCell {
 	return c
 }
 
-// invocationOf returns rep.Invocation, or one made of its role, version and
-// command.
+// invocationOf returns rep.Invocation ([Portable]), or one made of its
+// role, version and command.
 func invocationOf(rep *Report) []string {
 	if len(rep.Invocation) > 0 {
-		return rep.Invocation
+		return Portable(rep.Invocation)
 	}
 	inv := []string{"run", "--role", rep.Suite.Role, "--version", strconv.Itoa(rep.Suite.Version)}
 	if len(rep.Implementation.Command) > 0 {
 		inv = append(append(inv, "--"), rep.Implementation.Command...)
 	}
-	return inv
+	return Portable(inv)
+}
+
+// Portable returns invocation with no machine path in it, for pages and
+// repro lines others read: the value of --suite, when it is an absolute
+// path, becomes its last element (the name an embedded suite goes by:
+// /home/me/conform/suites/mcp is mcp), and any other absolute path
+// argument becomes "…/" and its last element. Relative paths are kept (a
+// run records them relative to its directory). The input is not changed.
+func Portable(invocation []string) []string {
+	out := slices.Clone(invocation)
+	for i, a := range out {
+		if !isAbsPath(a) {
+			continue
+		}
+		trimmed := strings.TrimRight(a, `/\`)
+		last := trimmed[strings.LastIndexAny(trimmed, `/\`)+1:]
+		if i > 0 && out[i-1] == "--suite" && last != "" {
+			out[i] = last
+			continue
+		}
+		out[i] = "…/" + last
+	}
+	return out
+}
+
+// isAbsPath reports whether a is an absolute path on any system: "/x",
+// C:\x, C:/x or \\host\x.
+func isAbsPath(a string) bool {
+	switch {
+	case strings.HasPrefix(a, "/"), strings.HasPrefix(a, `\\`):
+		return true
+	case len(a) >= 3 && (a[0] >= 'A' && a[0] <= 'Z' || a[0] >= 'a' && a[0] <= 'z') && a[1] == ':' && (a[2] == '\\' || a[2] == '/'):
+		return true
+	}
+	return false
 }
 
 // ReproAll is [Repro] for several vectors: one --filter that matches
