@@ -34,6 +34,7 @@ type (
 	Status               = result.Status
 	SuiteInfo            = result.SuiteInfo
 	TrendPoint           = result.TrendPoint
+	HistoryPoint         = result.HistoryPoint
 )
 
 // Statuses, verdicts, finding codes and report bounds (public API; see

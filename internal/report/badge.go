@@ -46,6 +46,7 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 		c.XFail += s.XFail
 		c.XPass += s.XPass
 		c.NotRun += s.Required.NotRun + s.Recommended.NotRun
+		c.Skipped += s.Required.Skipped + s.Recommended.Skipped
 		if section != "" {
 			label = fmt.Sprintf("conform %s v%d", sec.Role, sec.Version)
 		}
@@ -60,8 +61,18 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 }
 
 // badgeValue is a badge's right-hand text and colour for a verdict and the
-// summed counts.
+// summed counts, with " · N skipped" when required or recommended vectors
+// were skipped (they do not apply; a badge never hides them).
 func badgeValue(verdict string, c result.Counts) (value, color string) {
+	value, color = badgeWords(verdict, c)
+	if c.Skipped > 0 && verdict != result.VerdictInterrupted && verdict != result.VerdictInvalidInput {
+		value += fmt.Sprintf(" · %d skipped", c.Skipped)
+	}
+	return value, color
+}
+
+// badgeWords is [badgeValue] without the skipped count.
+func badgeWords(verdict string, c result.Counts) (value, color string) {
 	failed := c.Failed + c.XPass
 	switch verdict {
 	case result.VerdictCertified:

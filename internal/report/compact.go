@@ -17,8 +17,9 @@ const compactMax = 300
 // (and each XPASS and INVALID result) as its status, id, level and what
 // explains it (result.Cause: the deciding finding or the first normative
 // difference, with the number of other findings), then one line per
-// problem, stale entry and failed preflight, a line of counts and the
-// verdict line. Passing, excused and informational vectors get no line.
+// problem, stale entry and failed preflight, a line of counts (skipped
+// vectors among them: they do not apply, and never fail) and the verdict
+// line. Passing, excused, skipped and informational vectors get no line.
 // IUT text is one line ([inert]), cut at 300 bytes.
 func Compact(w io.Writer, r *result.Report, o TextOptions) error {
 	ew := &errWriter{w: w}
@@ -59,8 +60,8 @@ func Compact(w io.Writer, r *result.Report, o TextOptions) error {
 		fmt.Fprintf(ew, "%s %s: %s: %s\n", paint(o.Color, red, fmt.Sprintf("%-16s", "PREFLIGHT")), p.ID, code, clipTo(inert(msg), compactMax))
 	}
 	c := r.Summary
-	fmt.Fprintf(ew, "%d passed, %d failed, %d xfail, %d xpass, %d informational, %d not run (of %d)\n",
-		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.NotRun, c.Total)
+	fmt.Fprintf(ew, "%d passed, %d failed, %d xfail, %d xpass, %d informational, %d skipped, %d not run (of %d)\n",
+		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Skipped, c.NotRun, c.Total)
 	fmt.Fprintln(ew, paint(o.Color, verdictColor(verdictOf(r)), VerdictLine(r)))
 	return ew.err
 }

@@ -71,8 +71,11 @@ type junitText struct {
 // vector (classname "conform.v<N>.<role>"). Failing vectors get <failure>
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
 // TIMEOUT, INVALID), whose message is the finding that decided the status;
-// XFAIL, NOT_RUN and informational vectors that did not pass are <skipped>
-// with the reason as text; passing vectors are plain cases. Each Problem
+// XFAIL, NOT_RUN, SKIPPED and informational vectors that did not pass are
+// <skipped> with the reason as text (a SKIPPED vector: "skipped, LEVEL:
+// CODE: why", with its own level and the note that says why, such as
+// CLASS_NOT_CLAIMED or REQUIREMENT_UNMET; never a failure); passing vectors
+// are plain cases. Each Problem
 // (suite input that could not be used) is one more case with <error> type
 // INVALID, named by its path; each stale expected-failure entry is one
 // with <error> type STALE; an interrupted run has one with <error> type
@@ -188,6 +191,8 @@ func junitCaseOf(res result.Result, class, notRun string) junitCase {
 		c.SystemOut = body
 	case res.Status == result.NotRun:
 		c.Skipped = &junitText{Body: notRun}
+	case res.Status == result.Skipped:
+		c.Skipped = &junitText{Body: skipReason(res)}
 	case !res.Failed():
 		c.Skipped = &junitText{Body: fmt.Sprintf("informational: %s", res.Status)}
 		c.SystemOut = body
@@ -200,6 +205,20 @@ func junitCaseOf(res result.Result, class, notRun string) junitCase {
 		c.SystemErr = sanitize(res.Stderr)
 	}
 	return c
+}
+
+// skipReason is the <skipped> text of a SKIPPED result: its level and the
+// note that says why it was not run.
+func skipReason(res result.Result) string {
+	code, _, _, msg := result.Cause(res.Status, res.Findings, nil)
+	why := code
+	if msg != "" {
+		why += ": " + msg
+	}
+	if code == string(result.Skipped) {
+		why = "it does not apply to this implementation"
+	}
+	return sanitize(fmt.Sprintf("skipped, %s: %s", res.Level, why))
 }
 
 // summaryLine is a failure's headline: the first finding that carries the

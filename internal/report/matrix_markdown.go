@@ -35,7 +35,7 @@ func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
 	fmt.Fprintf(ew, "# conform certification matrix\n\n")
 	fmt.Fprintf(ew, "Suite %s, digest %s. Each implementation's page has its verdict and counts by level, its failures grouped by cause (finding, expected-failure reason, repro line) and, folded, the differences the protocol allows. In the tables below a cell is the conformance status of one implementation on one vector: ≈ marks a pass whose bytes differ from the golden file where the protocol allows (exact parity only; COMPATIBILITY.md \"Conformance and exact parity\"), — a vector the implementation's report does not have. Informational vectors never decide a verdict.\n\n",
 		matrixCode(v.Suite.Name), matrixCode(v.Suite.Digest))
-	fmt.Fprintf(ew, "## Implementations\n\n")
+	fmt.Fprintf(ew, "## Implementations\n\nBest first: by verdict, then fewest failures. Each bar is an implementation's required and recommended vectors: 🟩 passed, 🟨 expected failures, 🟥 failed, ⬜ skipped (do not apply), ⬛ not run.\n\n")
 	for _, impl := range v.Implementations {
 		fmt.Fprintf(ew, "- [%s](%s): %s", impl.Name, impl.Link, matrixCode(impl.Implementation))
 		if impl.Version != "" {
@@ -43,6 +43,9 @@ func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
 		}
 		if impl.Language != "" {
 			fmt.Fprintf(ew, ", language %s", matrixCode(impl.Language))
+		}
+		if b := barText(impl.Bar); b != "" {
+			fmt.Fprintf(ew, " %s", b)
 		}
 		fmt.Fprintln(ew)
 	}
@@ -106,6 +109,9 @@ func MatrixPageMarkdown(w io.Writer, m *result.Matrix, name string, o MatrixOpti
 func implMarkdown(ew io.Writer, v implView, h int) {
 	hd := strings.Repeat("#", h)
 	fmt.Fprintf(ew, "%s %s\n\n", hd, v.Name)
+	if v.BadgeMarkdown != "" {
+		fmt.Fprintf(ew, "%s\n\n", v.BadgeMarkdown)
+	}
 	fmt.Fprintf(ew, "%s", matrixCode(v.Implementation))
 	var facts []string
 	if v.Version != "" {
@@ -114,11 +120,12 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 	if v.Language != "" {
 		facts = append(facts, "language "+matrixCode(v.Language))
 	}
-	if v.Source != "" {
-		facts = append(facts, "source "+matrixCode(v.Source))
-	}
-	if v.Issues != "" {
-		facts = append(facts, "issues "+matrixCode(v.Issues))
+	// safeURL checked the URLs: no space, quote or angle bracket, so an
+	// autolink holds them whole.
+	for _, l := range []struct{ name, url string }{{"source", v.Source}, {"homepage", v.Homepage}, {"issues", v.Issues}} {
+		if l.url != "" {
+			facts = append(facts, l.name+" <"+l.url+">")
+		}
 	}
 	if len(facts) > 0 {
 		fmt.Fprintf(ew, ": %s", strings.Join(facts, ", "))
@@ -130,8 +137,8 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 			fmt.Fprintf(ew, " (the worst of its %d runs)", len(v.Sections))
 		}
 		fmt.Fprintf(ew, ". Suite %s, digest %s.", matrixCode(v.SuiteName), matrixCode(v.SuiteDigest))
-		if v.Badge != "" {
-			fmt.Fprintf(ew, " Badge: %s.", matrixCode("![conform]("+v.Badge+")"))
+		if v.BadgeMarkdown != "" {
+			fmt.Fprintf(ew, " Badge, to copy: %s.", matrixCode(v.BadgeMarkdown))
 		}
 		if v.Overview != "" {
 			fmt.Fprintf(ew, " All implementations: [the matrix](%s).", v.Overview)
@@ -140,23 +147,26 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 	}
 	for _, s := range v.Sections {
 		fmt.Fprintf(ew, "\n%s# %s: %s\n\n", hd, s.Title, s.Verdict)
-		fmt.Fprintf(ew, "| level | passed | expected failures | failed | not run | of |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(ew, "| level | passed | expected failures | failed | skipped | not run | of |\n|---|---|---|---|---|---|---|\n")
 		for _, l := range s.Levels {
 			if l.Informational {
-				fmt.Fprintf(ew, "| informational (never decides) | %d as recorded | — | %d otherwise | %d | %d |\n", l.Passed, l.Failed, l.NotRun, l.Total)
+				fmt.Fprintf(ew, "| informational (never decides) | %d as recorded | — | %d otherwise | %d | %d | %d |\n", l.Passed, l.Failed, l.Skipped, l.NotRun, l.Total)
 				continue
 			}
 			failed := fmt.Sprint(l.Failed + l.XPass)
 			if l.XPass > 0 || l.Invalid > 0 {
 				failed += fmt.Sprintf(" (%d xpass, %d invalid)", l.XPass, l.Invalid)
 			}
-			fmt.Fprintf(ew, "| %s | %d | %d | %s | %d | %d |\n", l.Level, l.Passed, l.XFail, failed, l.NotRun, l.Total)
+			fmt.Fprintf(ew, "| %s | %d | %d | %s | %d | %d | %d |\n", l.Level, l.Passed, l.XFail, failed, l.Skipped, l.NotRun, l.Total)
 		}
 		fmt.Fprintf(ew, "\nExact parity %s; run: %s", s.Parity, matrixCode(s.Invocation))
 		if s.Badge != "" {
-			fmt.Fprintf(ew, "; badge: %s", matrixCode("![conform]("+s.Badge+")"))
+			fmt.Fprintf(ew, "; badge: %s", matrixCode("![conform: "+v.Name+"]("+s.Badge+")"))
 		}
 		fmt.Fprintf(ew, ".\n")
+		if p := provenance(s, v.SuiteDigest); p != "" {
+			fmt.Fprintf(ew, "\n%s\n", p)
+		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(ew, "\n- %s\n", matrixCode(n))
 		}
@@ -179,6 +189,13 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 			if g.Quiet {
 				fmt.Fprintf(ew, "\n</details>\n")
 			}
+		}
+	}
+	if len(v.History) > 0 {
+		fmt.Fprintf(ew, "\n%s# History\n\nFrom saved reports, oldest first.\n\n| version | run | suite | verdict | passed | failed | xfail | skipped | not run |\n|---|---|---|---|---|---|---|---|---|\n", hd)
+		for _, h := range v.History {
+			fmt.Fprintf(ew, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", mdCell(h.Version), orDash(h.Date), h.Suite, mdCell(h.Verdict),
+				h.Passed, h.Failed, h.XFail, h.Skipped, h.NotRun)
 		}
 	}
 	if len(v.Trend) > 0 {
@@ -206,6 +223,9 @@ func causeMarkdown(ew io.Writer, n int, c causeView) {
 			ids[i] += " " + vec.Status
 		}
 	}
+	if c.Doc != "" {
+		what += " ([what it means](" + c.Doc + "))"
+	}
 	fmt.Fprintf(ew, "%d. %s, %s: %s\n", n, what, countOf(len(c.Vectors), "vector"), strings.Join(ids, ", "))
 	if c.Message != "" {
 		fmt.Fprintf(ew, "   - %s", matrixCode(c.Message))
@@ -218,6 +238,84 @@ func causeMarkdown(ew io.Writer, n int, c causeView) {
 		fmt.Fprintf(ew, "   - expected failure: %s\n", matrixCode(r))
 	}
 	fmt.Fprintf(ew, "   - repro: %s\n", matrixCode(c.Repro))
+	if c.Quiet {
+		return
+	}
+	for _, vec := range c.Vectors {
+		vectorMarkdown(ew, vec)
+	}
+}
+
+// vectorMarkdown writes what a page says of one vector of a cause: its
+// file (linked where the suite's place is known), the section it rests on
+// (linked when it names a URL), and its normative differences, golden and
+// actual side by side.
+func vectorMarkdown(ew io.Writer, vec causeVectorView) {
+	var facts []string
+	switch {
+	case vec.File != "":
+		facts = append(facts, "["+vec.Path+"]("+vec.File+")")
+	case vec.Path != "":
+		facts = append(facts, matrixCode(vec.Path))
+	}
+	if vec.Source != "" {
+		facts = append(facts, "rests on "+matrixCode(vec.Source))
+	}
+	if vec.Spec != "" {
+		facts = append(facts, "<"+vec.Spec+">")
+	}
+	if len(facts) == 0 && len(vec.Sides) == 0 {
+		return
+	}
+	fmt.Fprintf(ew, "   - %s", matrixCode(vec.ID))
+	if len(facts) > 0 {
+		fmt.Fprintf(ew, ": %s", strings.Join(facts, "; "))
+	}
+	fmt.Fprintln(ew)
+	for _, d := range vec.Sides {
+		fmt.Fprintf(ew, "     - %s %s: golden %s, actual %s\n", d.Kind, matrixCode(d.Where), matrixCode(d.Golden), matrixCode(d.Actual))
+	}
+}
+
+// provenance is a section's run line: the run's date and kit, and the
+// suite digest ("" when the report gives no date and no kit). CI compares
+// regenerated pages with the committed ones, and these are the lines that
+// change with every run: each is one line that starts with "Run ".
+func provenance(s implSection, digest string) string {
+	if s.Date == "" && s.Kit == "" {
+		return ""
+	}
+	line := "Run"
+	if s.Date != "" {
+		line += " on " + s.Date
+	}
+	if s.Kit != "" {
+		line += " by conform " + matrixCode(s.Kit)
+	}
+	return line + " against suite digest " + matrixCode(digest) + "."
+}
+
+// barText is an implementation's stacked bar in ten squares (at least
+// one for each kind that has vectors).
+func barText(segs []barSegment) string {
+	squares := map[string]string{"bar-pass": "🟩", "bar-xfail": "🟨", "bar-fail": "🟥", "bar-skip": "⬜", "bar-notrun": "⬛"}
+	var b strings.Builder
+	for _, s := range segs {
+		n := max(1, (p10(s.Percent)+50)/100)
+		b.WriteString(strings.Repeat(squares[s.Class], n))
+	}
+	return b.String()
+}
+
+// p10 reads a percentage "12.3" as 123.
+func p10(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			n = n*10 + int(r-'0')
+		}
+	}
+	return n
 }
 
 func orDash(s string) string {

@@ -275,9 +275,28 @@ type MatrixPreflight struct {
 
 // MatrixRow is one vector of a section.
 type MatrixRow struct {
-	ID    string       `json:"id"`
-	Level string       `json:"level"`
-	Cells []MatrixCell `json:"cells"`
+	ID    string `json:"id"`
+	Level string `json:"level"`
+	// Path is the vector's suite-relative file, from the first report
+	// that names it ("" when none does).
+	Path string `json:"path,omitempty"`
+	// Source is the specification section or observation the vector
+	// rests on (its "source"), when the suite that made the matrix was
+	// at hand ([Matrix.SetSources]); "" otherwise.
+	Source string       `json:"source,omitempty"`
+	Cells  []MatrixCell `json:"cells"`
+}
+
+// SetSources sets the Source of every row of m to source(role, version,
+// id) (conform matrix gives the sources of the suite it has, when the
+// reports were made with it).
+func (m *Matrix) SetSources(source func(role string, version int, id string) string) {
+	for i := range m.Sections {
+		sec := &m.Sections[i]
+		for j := range sec.Rows {
+			sec.Rows[j].Source = source(sec.Role, sec.Version, sec.Rows[j].ID)
+		}
+	}
 }
 
 // MatrixCell is one implementation's outcome on one vector.
@@ -401,6 +420,7 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, error) {
 	sec := MatrixSection{Role: role, Version: version, Columns: []MatrixColumn{}, Rows: []MatrixRow{}}
 	levels := map[string]string{}
+	paths := map[string]string{}
 	byID := make([]map[string]Result, len(ins))
 	for i, in := range ins {
 		rep := in.Report
@@ -425,6 +445,9 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 				return sec, kiterr.New(kiterr.ReportSuiteMismatch, "vector %s is %s in one report and %s in the report of %q", res.ID, lvl, res.Level, in.Name)
 			}
 			levels[res.ID] = res.Level
+			if paths[res.ID] == "" {
+				paths[res.ID] = res.Path
+			}
 			byID[i][res.ID] = res
 		}
 	}
@@ -434,7 +457,7 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		row := MatrixRow{ID: id, Level: levels[id], Cells: make([]MatrixCell, len(ins))}
+		row := MatrixRow{ID: id, Level: levels[id], Path: paths[id], Cells: make([]MatrixCell, len(ins))}
 		for i := range ins {
 			if res, ok := byID[i][id]; ok {
 				row.Cells[i] = cellOf(res, sec.Columns[i].Invocation)

@@ -196,6 +196,9 @@ func Make(ctx context.Context, c Config) (*result.Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.Suite.Digest == c.Suite.Digest {
+		m.SetSources(sources(c.Suite))
+	}
 	if err := c.addTrends(m); err != nil {
 		return nil, err
 	}
@@ -338,4 +341,24 @@ func (c *Config) addTrends(m *result.Matrix) error {
 		}
 	}
 	return nil
+}
+
+// sources returns the source of a vector of s by role, version and id
+// ("" for a vector s does not have); each version's vectors are read once.
+func sources(s *runner.Suite) func(role string, version int, id string) string {
+	byVersion := map[int]map[string]string{}
+	return func(role string, version int, id string) string {
+		vs, ok := byVersion[version]
+		if !ok {
+			vs = map[string]string{}
+			if ver, err := s.Version(version); err == nil {
+				vectors, _, _ := s.Vectors(ver)
+				for _, v := range vectors {
+					vs[v.Role+"/"+v.ID] = v.Source
+				}
+			}
+			byVersion[version] = vs
+		}
+		return vs[role+"/"+id]
+	}
 }

@@ -29,6 +29,7 @@ func (c *Config) write(m *result.Matrix) error {
 		if opt, err = PageLinks(c.Out, c.Pages); err != nil {
 			return err
 		}
+		opt.Suite = c.suiteLink(m, c.Pages)
 		if err := c.writePages(m, opt); err != nil {
 			return err
 		}
@@ -52,6 +53,29 @@ func (c *Config) write(m *result.Matrix) error {
 		err = kiterr.Wrap(kiterr.IO, err, "write matrix")
 	}
 	return err
+}
+
+// suiteLink is where the pages in dir find the suite's files (a path
+// relative to dir, or the kit's repository on the web for the embedded
+// suite), or "" when the reports were made with another suite than the
+// one at hand.
+func (c *Config) suiteLink(m *result.Matrix, dir string) string {
+	switch {
+	case m.Suite.Digest != c.Suite.Digest:
+		return ""
+	case c.SuiteDir == "":
+		return report.DocsURL
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absSuite, err2 := filepath.Abs(c.SuiteDir)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(absDir, absSuite)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel) + "/"
 }
 
 // PageLinks returns how the overview written to out (stdout when "") and
