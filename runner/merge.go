@@ -75,6 +75,9 @@ func Merge(s *Suite, shards []*Report) (*Report, error) {
 		case r.Shard.Selection != first.Shard.Selection || r.Shard.Selected != first.Shard.Selected || r.Partial != first.Partial:
 			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s splits another selection of vectors (%d selected, %s) than %s (%d selected, %s): were they run with the same --filter?",
 				name, r.Shard.Selected, r.Shard.Selection, firstName, first.Shard.Selected, first.Shard.Selection)
+		case !slices.Equal(r.Claims, first.Claims) || !slices.EqualFunc(r.Classes, first.Classes, sameJudging) || !slices.Equal(r.Findings, first.Findings):
+			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s judged other conformance classes (claims %q, judged %q) than %s (claims %q, judged %q): were they run with the same claims?",
+				name, r.Claims, r.Certifies, firstName, first.Claims, first.Certifies)
 		case !slices.Equal(r.Stale, first.Stale):
 			return nil, kiterr.New(kiterr.ShardSelectionMismatch, "%s found stale expected-failure entries %q, %s found %q: were they run with the same expected-failure list?",
 				name, r.Stale, firstName, first.Stale)
@@ -112,7 +115,8 @@ func Merge(s *Suite, shards []*Report) (*Report, error) {
 	}
 
 	m := &Report{Suite: first.Suite, Implementation: first.Implementation, Kit: first.Kit, Shards: len(shards),
-		Stale: first.Stale, Problems: first.Problems, Partial: first.Partial}
+		Stale: first.Stale, Problems: first.Problems, Partial: first.Partial,
+		Claims: first.Claims, Classes: slices.Clone(first.Classes), Findings: first.Findings}
 	var end time.Time
 	for _, r := range shards {
 		m.Results = append(m.Results, r.Results...)
@@ -305,4 +309,10 @@ func (p *plan) checkBytes(res *Result, exact bool) error {
 			res.Status, len(n), d.Frame, d.Pointer, d.Kind)
 	}
 	return nil
+}
+
+// sameJudging reports whether two shards' entries of one class say the
+// same about it (its counts are the shard's own).
+func sameJudging(a, b ClassResult) bool {
+	return a.Name == b.Name && a.Judged == b.Judged && a.How == b.How && a.Contradicted == b.Contradicted
 }

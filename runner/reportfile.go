@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -48,8 +49,18 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 			return nil, kiterr.New(kiterr.ReportInvalid, "result %s is %s, but its findings give %s (docs/running.md \"Verdicts\": a vector's status is the most severe status among its findings)", res.ID, res.Status, st)
 		}
 	}
+	if err := checkClasses(&rep); err != nil {
+		return nil, err
+	}
 	summary, verdict := rep.Summary, rep.Verdict
+	classes, certifies := slices.Clone(rep.Classes), rep.Certifies
 	rep.Recount()
+	if !slices.Equal(rep.Classes, classes) {
+		return nil, kiterr.New(kiterr.ReportInvalid, "its classes do not count its results (the counts of each class are those of its results)")
+	}
+	if !slices.Equal(rep.Certifies, certifies) {
+		return nil, kiterr.New(kiterr.ReportInvalid, "its certifies %q is not its judged classes %q", certifies, rep.Certifies)
+	}
 	if rep.Summary != summary {
 		return nil, kiterr.New(kiterr.ReportInvalid, "its summary does not count its results: it says %s, the results give %s", countsText(summary), countsText(rep.Summary))
 	}
@@ -62,4 +73,33 @@ func ReadReport(s *Suite, data []byte) (*Report, error) {
 func countsText(c Counts) string {
 	return fmt.Sprintf("%d passed, %d failed, %d xfail, %d xpass, %d informational, %d invalid, %d not run (of %d; exact parity %d, differs %d)",
 		c.Passed, c.Failed, c.XFail, c.XPass, c.Informational, c.Invalid, c.NotRun, c.Total, c.ParityExact, c.ParityDiffers)
+}
+
+// checkClasses checks what a saved report says of conformance classes:
+// every result of a report that lists classes names one of them, a
+// result SKIPPED as CLASS_NOT_CLAIMED is of a class not judged, and a
+// vector of a class not judged was not run. Errors: REPORT_INVALID.
+func checkClasses(rep *Report) error {
+	if len(rep.Classes) == 0 {
+		return nil
+	}
+	judged := map[string]bool{}
+	for _, c := range rep.Classes {
+		if _, dup := judged[c.Name]; dup {
+			return kiterr.New(kiterr.ReportInvalid, "class %q is listed twice", c.Name)
+		}
+		judged[c.Name] = c.Judged
+	}
+	for _, res := range rep.Results {
+		j, ok := judged[res.Class]
+		switch {
+		case !ok:
+			return kiterr.New(kiterr.ReportInvalid, "result %s is of class %q, which the report does not list", res.ID, res.Class)
+		case res.NotClaimed() && j:
+			return kiterr.New(kiterr.ReportInvalid, "result %s is SKIPPED as CLASS_NOT_CLAIMED, but its class %q is judged", res.ID, res.Class)
+		case !j && res.Status != Skipped && res.Status != NotRun && (rep.Preflight == nil || res.ID != rep.Preflight.ID):
+			return kiterr.New(kiterr.ReportInvalid, "result %s is %s, but its class %q is not judged (its vectors are SKIPPED)", res.ID, res.Status, res.Class)
+		}
+	}
+	return nil
 }

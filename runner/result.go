@@ -35,6 +35,8 @@ type (
 	SuiteInfo            = result.SuiteInfo
 	TrendPoint           = result.TrendPoint
 	HistoryPoint         = result.HistoryPoint
+	ClassResult          = result.ClassResult
+	ClassLevel           = result.ClassLevel
 )
 
 // Statuses, verdicts, finding codes and report bounds (public API; see
@@ -85,6 +87,8 @@ const (
 	FindingReplyUnsolicited      = result.FindingReplyUnsolicited
 	FindingRequestUnanswered     = result.FindingRequestUnanswered
 	FindingRequirementUnmet      = result.FindingRequirementUnmet
+	FindingClassNotClaimed       = result.FindingClassNotClaimed
+	FindingClaimContradicted     = result.FindingClaimContradicted
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass

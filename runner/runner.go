@@ -107,6 +107,12 @@ type Config struct {
 	Levels []string
 	// ExpectFail maps vector id to the reason it is expected to fail.
 	ExpectFail map[string]string
+	// Claims are the conformance classes the IUT claims (profile.json
+	// claims, conform run --claim): names of classes of the suite version
+	// and role. Nil derives the classes judged from the frames of the
+	// preflight and discover vectors (docs/running.md "Conformance
+	// classes"). A name that is no class is CLAIM_UNKNOWN.
+	Claims []string
 	// Jobs is how many vectors run at once (default: number of CPUs).
 	Jobs int
 	// Timeout bounds the wait for a vector's replies or expected exit
@@ -295,8 +301,14 @@ type plan struct {
 	sessions []suite.Ref
 	problems []Problem
 	// preflightFrames are the frames the IUT wrote in the version's
-	// preflight vector (vectors' requires are checked against them).
+	// preflight vector and its discover vectors (vectors' requires and
+	// classes' derive predicates are checked against them).
 	preflightFrames []any
+	// classes are the role's conformance classes; judged is nil until
+	// [plan.judge] decides which are judged (every vector runs), then
+	// holds the judged class names.
+	classes []suite.Class
+	judged  map[string]bool
 	// dirs hands out IUT directories and procs what IUTs share (their
 	// cgroups on Linux); whoever called prepare closes both (plan.close).
 	dirs  *iutDirs
@@ -368,6 +380,10 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, kiterr.New(kiterr.FilterNoMatch, "suite version %d has no %s-role session vectors", cfg.Version, cfg.Role)
 	}
 	p.sessions = sessions
+	p.classes = ver.RoleClasses(cfg.Role)
+	if err := p.checkClaims(); err != nil {
+		return nil, err
+	}
 	if p.vectors, err = selectVectors(sessions, cfg.Filters, cfg.Skip, cfg.Levels, cfg.Role, cfg.Version); err != nil {
 		if kiterr.CodeOf(err) == kiterr.FilterNoMatch && len(p.problems) > 0 {
 			paths := make([]string, len(p.problems))
@@ -719,7 +735,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer p.close()
 	rep := &Report{
-		Suite:          SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest},
+		Suite: SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest,
+			Title: cfg.Suite.Manifest.Title, Label: p.ver.Label},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
 		Problems:       p.problems,
 		Partial:        len(p.vectors) < len(p.sessions),
@@ -755,9 +772,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 			rep.Results = append(rep.Results, r)
 		}
+		classes, findings := p.judge(false)
+		p.setClasses(rep, classes, findings)
 		rep.Recount()
 		return rep, nil
 	}
+	if err := p.discoverFrames(ctx); err != nil {
+		return nil, err
+	}
+	classes, findings := p.judge(true)
 	var done map[int]Result
 	if !cfg.NoFailFast && p.ver.Preflight == "" {
 		stop, probed, err := p.failFast(ctx)
@@ -774,6 +797,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				applyExpectations(&r, cfg.ExpectFail)
 				rep.Results = append(rep.Results, r)
 			}
+			p.setClasses(rep, classes, findings)
 			rep.Recount()
 			return rep, nil
 		}
@@ -797,6 +821,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Results = results
 	rep.Interrupted = ctx.Err() != nil
+	p.setClasses(rep, classes, findings)
 	rep.Recount()
 	return rep, nil
 }
@@ -987,24 +1012,35 @@ func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome
 		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
 			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
 	}
+	if p.judged != nil && !p.judged[v.Class] {
+		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
+			Findings: []Finding{{Code: FindingClassNotClaimed, Message: fmt.Sprintf("not run: its class %q is not judged in this run (not claimed, not always judged, and not derived from what the IUT declared)", v.Class)}}}, nil, nil
+	}
 	l, lerr := p.load(v)
 	if lerr != nil {
 		return invalid(lerr, kiterr.VectorInvalid)
 	}
 	if unmet := p.unmet(l.v); unmet != "" {
-		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Skipped,
+		if p.judged != nil && v.Level == suite.LevelRequired {
+			// A required vector of a judged class: the class says the
+			// IUT has the feature, so a vector that cannot run fails.
+			return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Fail,
+				Findings: []Finding{{Code: FindingRequirementUnmet, Status: Fail, Message: strings.Replace(unmet, "not run: ", fmt.Sprintf("not run, and required by the judged class %q: ", v.Class), 1)}}}, nil, nil
+		}
+		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
 			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, nil
 	}
 	golden, goldenPath, gerr := p.golden(l)
 	if gerr != nil {
 		return invalid(gerr, kiterr.GoldenInvalid)
 	}
-	l.keepRaw = v.ID == p.ver.Preflight
+	l.keepRaw = p.discovers(v.ID)
 	out, err := p.session(ctx, l)
 	if err != nil {
 		return Result{}, nil, err
 	}
 	res := out.result(v, golden, goldenPath, l.conf, p.cfg.Exact)
+	res.Class = v.Class
 	if p.cfg.Record != nil && res.Status != NotRun {
 		p.cfg.Record(res, res.Canonical)
 	}
@@ -1037,15 +1073,20 @@ func (p *plan) preflightFramesOnly(ctx context.Context) error {
 		}
 		p.preflightFrames = out.raw
 	}
-	return nil
+	return p.discoverFrames(ctx)
 }
 
 // unmet returns why the vector does not apply to the IUT, or "": the first
 // predicate of its requires that no frame the IUT wrote in the preflight
-// vector satisfies (each predicate may hold for another frame: the
-// capabilities of an initialize reply, the tools of a list).
+// and discover vectors satisfies (each predicate may hold for another
+// frame: the capabilities of an initialize reply, the tools of a list).
 func (p *plan) unmet(v *suite.Vector) string {
-	for _, pred := range v.Requires {
+	return p.unmetOf(v.Requires)
+}
+
+// unmetOf is unmet for a list of predicates.
+func (p *plan) unmetOf(preds []envelope.Predicate) string {
+	for _, pred := range preds {
 		m, err := envelope.CompileMatch([]envelope.Predicate{pred})
 		if err != nil {
 			return err.Error() // the loader compiled it: not reached
@@ -1063,7 +1104,7 @@ func (p *plan) unmet(v *suite.Vector) string {
 		if len(p.preflightFrames) == 0 {
 			return fmt.Sprintf("not run: it requires %s of a frame the IUT writes in the preflight vector %s, which wrote none here (or did not run)", m.Failing(nil), p.ver.Preflight)
 		}
-		return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, m.Failing(nil))
+		return fmt.Sprintf("not run: no frame the IUT wrote in the preflight vector %s%s satisfies %s (a capability or feature it did not declare)", p.ver.Preflight, discoverNote(p.ver), m.Failing(nil))
 	}
 	return ""
 }

@@ -148,6 +148,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 		return nil, err
 	}
 	cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
+	cfg.Claims = p.Claims
 	if p.Implementation != "" {
 		cfg.Implementation = p.Implementation
 	}
@@ -309,10 +310,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	mode := fl.String("mode", "", "how a host-role IUT meets the agent: direct (frames on its stdin) or spawned (it starts the agent double, claude on its PATH); default direct, or the profile's mode")
 	noFailFast := fl.Bool("no-fail-fast", false, "run every vector even when the IUT cannot start or never answers the first request (default: stop with a run-level verdict naming the cause)")
-	var filters, skips, levels multiFlag
+	var filters, skips, levels, claims multiFlag
 	fl.Var(&filters, "filter", "run only vectors whose id matches this doublestar `glob` (repeatable: a vector runs when any glob matches it; each glob must match at least one vector)")
 	fl.Var(&skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
 	fl.Var(&levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
+	fl.Var(&claims, "claim", "judge these conformance `classes` of the suite version and role (repeatable or comma-separated; overrides the profile's claims): the rest are SKIPPED (CLASS_NOT_CLAIMED), always-judged classes are judged anyway (docs/running.md \"Conformance classes\")")
 	rerun := fl.String("rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
 	name := fl.String("name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
 	color := colorFlag(fl)
@@ -479,6 +481,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *mode == profile.ModeSpawned {
 		if cfg.Spawn, err = agentDoubleCommand(); err != nil {
 			return fail(stderr, err)
+		}
+	}
+	if flagSet(fl, "claim") {
+		if cfg.Claims, err = listFlag(claims, ""); err != nil {
+			return usageError(stderr, "run", "--claim: %s", err)
 		}
 	}
 	isReference := im.Reference

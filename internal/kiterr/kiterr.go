@@ -61,6 +61,14 @@ const (
 	// VectorIDMismatch: a vector's file name is not <id>.json or its version
 	// does not match its folder.
 	VectorIDMismatch Code = "VECTOR_ID_MISMATCH"
+	// VectorClassUnknown: a session vector of a version that declares
+	// conformance classes names none, or names one that is not a class of
+	// its version and role (or a vector names a class where there is none:
+	// a message vector, a version without classes). docs/vector-format.md.
+	VectorClassUnknown Code = "VECTOR_CLASS_UNKNOWN"
+	// ClaimUnknown: a claim (profile.json claims, conform run --claim)
+	// names no conformance class of the suite version and role.
+	ClaimUnknown Code = "CLAIM_UNKNOWN"
 	// FilterNoMatch: a --filter glob or a path glob matched nothing.
 	FilterNoMatch Code = "FILTER_NO_MATCH"
 	// PathNotFound: a file named on the command line (not a glob) does not

@@ -76,6 +76,15 @@ type Profile struct {
 	// suite version's first). --suite and --role override them.
 	Suite string `json:"suite,omitempty"`
 	Role  string `json:"role,omitempty"`
+	// Claims are the conformance classes the implementation claims (names
+	// of classes of its suite version and role, suite.json "classes"): the
+	// run judges them (and the classes they require) and the always-judged
+	// ones, and skips the rest (CLASS_NOT_CLAIMED); a claim the negotiated
+	// frames contradict fails the run (CLAIM_CONTRADICTED). Nil: the
+	// classes judged are derived from the negotiated frames. conform run
+	// --claim overrides it. Checked against the suite by the run
+	// (CLAIM_UNKNOWN), not here.
+	Claims []string `json:"claims,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 

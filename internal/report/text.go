@@ -48,6 +48,9 @@ func TextWith(w io.Writer, r *result.Report, o TextOptions) error {
 	fmt.Fprintf(ew, "iut     %s: %s\n\n", sanitize(r.Implementation.Name), sanitize(shellQuote(r.Implementation.Command)))
 	var gated, info []result.Result
 	for _, res := range r.Results {
+		if res.NotClaimed() {
+			continue // one line per class below, not one per vector
+		}
 		if res.Level == result.LevelInformational {
 			info = append(info, res)
 		} else {
@@ -83,7 +86,15 @@ func TextWith(w io.Writer, r *result.Report, o TextOptions) error {
 		last := r.Preflight.Findings[len(r.Preflight.Findings)-1]
 		fmt.Fprintf(ew, "\n%s: %s: %s\n    see: %s\n", paint(o.Color, red, "PREFLIGHT FAILED"), r.Preflight.ID, sanitize(last.Message), DocLink(last.Code))
 	}
+	for _, f := range r.Findings {
+		label := "note"
+		if f.Status != "" {
+			label = paint(o.Color, red, string(f.Status))
+		}
+		fmt.Fprintf(ew, "\n%s %s: %s\n    see: %s\n", label, f.Code, sanitize(f.Message), DocLink(f.Code))
+	}
 	fmt.Fprintln(ew)
+	Classes(ew, r)
 	Summary(ew, r)
 	fmt.Fprintln(ew, paint(o.Color, verdictColor(verdictOf(r)), VerdictLine(r)))
 	return ew.err
@@ -126,11 +137,48 @@ func resultDetails(ew io.Writer, res result.Result, o TextOptions) {
 	}
 }
 
+// Classes writes one line per conformance class of the report (none for a
+// report made before classes existed): its name, whether and why it was
+// judged, and its counts; a class not judged says how many vectors were
+// not run for it (SKIPPED, CLASS_NOT_CLAIMED), never as failures.
+func Classes(w io.Writer, r *result.Report) {
+	if len(r.Classes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "classes")
+	for _, c := range r.Classes {
+		if !c.Judged {
+			fmt.Fprintf(w, "  %-16s %-12s %d %s not run (SKIPPED: CLASS_NOT_CLAIMED)\n", c.Name, "not claimed", c.Total, plural(c.Total, "vector", "vectors"))
+			continue
+		}
+		how := c.How
+		if c.Contradicted {
+			how += ", contradicted"
+		}
+		fmt.Fprintf(w, "  %-16s %-12s %d/%d required, %d/%d recommended", c.Name, how, c.Required.Passed, c.Required.Total, c.Recommended.Passed, c.Recommended.Total)
+		for _, n := range []struct {
+			n    int
+			what string
+		}{{c.Failed, "failed"}, {c.XFail, "excused"}, {c.Skipped, "skipped (requires not met)"}, {c.NotRun, "not run"}} {
+			if n.n > 0 {
+				fmt.Fprintf(w, ", %d %s", n.n, n.what)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
 // Summary writes the counts: one line per level (required and recommended
 // decide certification; informational never does), exact parity, and suite
 // input problems.
 func Summary(w io.Writer, r *result.Report) {
 	c := r.Summary
+	notClaimed := map[string]int{}
+	for _, res := range r.Results {
+		if res.NotClaimed() {
+			notClaimed[res.Level]++
+		}
+	}
 	level := func(name string, l result.LevelCounts) {
 		if l.Total == 0 {
 			return
@@ -139,8 +187,11 @@ func Summary(w io.Writer, r *result.Report) {
 		if l.NotRun > 0 {
 			fmt.Fprintf(w, ", %d not run", l.NotRun)
 		}
-		if l.Skipped > 0 {
-			fmt.Fprintf(w, ", %d skipped (not applicable)", l.Skipped)
+		if n := l.Skipped - notClaimed[name]; n > 0 {
+			fmt.Fprintf(w, ", %d skipped (not applicable)", n)
+		}
+		if n := notClaimed[name]; n > 0 {
+			fmt.Fprintf(w, ", %d not claimed", n)
 		}
 		if l.Invalid > 0 {
 			fmt.Fprintf(w, ", %d invalid", l.Invalid)
@@ -153,6 +204,12 @@ func Summary(w io.Writer, r *result.Report) {
 		fmt.Fprintf(w, "%-14s %d as recorded, %d otherwise (never decide certification)", "informational", l.Passed, l.Failed)
 		if l.NotRun > 0 {
 			fmt.Fprintf(w, ", %d not run", l.NotRun)
+		}
+		if n := l.Skipped - notClaimed[result.LevelInformational]; n > 0 {
+			fmt.Fprintf(w, ", %d skipped (not applicable)", n)
+		}
+		if n := notClaimed[result.LevelInformational]; n > 0 {
+			fmt.Fprintf(w, ", %d not claimed", n)
 		}
 		fmt.Fprintf(w, " (of %d)\n", l.Total)
 	}
@@ -263,9 +320,16 @@ func docLinks(res result.Result) string {
 	return strings.Join(links, ", ")
 }
 
-// VerdictLine is the last line of a text report: the verdict, the IUT, the
-// suite and its digest. A filtered run says how many vectors it ran, a
-// shard which shard it is, a merged report how many shards it merged.
+// VerdictLine is the last line of a text report: the verdict, the IUT
+// (name and version), what the verdict speaks for (suite title, role,
+// version label and the judged classes in brackets), how many required
+// and recommended vectors of the judged classes passed, the skips, the
+// classes not claimed with their number of vectors, and the suite digest:
+//
+//	CERTIFIED: tiny 0.4 — MCP server 2025-11-25 [core, tools]: 23/23 required, 10/10 recommended; not claimed: resources, prompts (6 vectors) (sha256:...)
+//
+// A filtered run says how many vectors it ran, a shard which shard it is,
+// a merged report how many shards it merged.
 func VerdictLine(r *result.Report) string {
 	v := verdictOf(r)
 	verdict := strings.ReplaceAll(v, "_", " ")
@@ -301,7 +365,76 @@ func VerdictLine(r *result.Report) string {
 	if r.Shards > 0 {
 		verdict += fmt.Sprintf(" (merged from %d shards)", r.Shards)
 	}
-	return fmt.Sprintf("%s: %s against %s v%d (%s)", verdict, r.Implementation.Name, r.Suite.Name, r.Suite.Version, r.Suite.Digest)
+	return fmt.Sprintf("%s: %s — %s%s (%s)", verdict, sanitize(implName(r.Implementation)), certificateName(r), classCounts(r), r.Suite.Digest)
+}
+
+// implName is the implementation's name and, when its profile gives one,
+// its version.
+func implName(im result.Implementation) string {
+	if im.Version != "" {
+		return im.Name + " " + im.Version
+	}
+	return im.Name
+}
+
+// certificateName names what a verdict speaks for: the suite's title (its
+// name when it gives none), the role, the version's label (v<N> when it
+// gives none) and, in brackets, the judged classes in suite order
+// ("MCP server 2025-11-25 [core, tools]"). A report made before classes
+// existed has no brackets.
+func certificateName(r *result.Report) string {
+	title := r.Suite.Title
+	if title == "" {
+		title = r.Suite.Name
+	}
+	label := r.Suite.Label
+	if label == "" {
+		label = fmt.Sprintf("v%d", r.Suite.Version)
+	}
+	s := fmt.Sprintf("%s %s %s", title, r.Suite.Role, label)
+	if len(r.Classes) > 0 {
+		s += " [" + strings.Join(r.Certifies, ", ") + "]"
+	}
+	return s
+}
+
+// classCounts renders what the judged classes passed and what was not
+// judged: ": 23/23 required, 10/10 recommended; 1 skipped (requires not
+// met); not claimed: resources, prompts (6 vectors); contradicted: tools"
+// ("" for a report made before classes existed).
+func classCounts(r *result.Report) string {
+	if len(r.Classes) == 0 {
+		return ""
+	}
+	var req, rec result.ClassLevel
+	skipped, notClaimedVectors := 0, 0
+	var notClaimed, contradicted []string
+	for _, c := range r.Classes {
+		if c.Contradicted {
+			contradicted = append(contradicted, c.Name)
+		}
+		if !c.Judged {
+			notClaimed = append(notClaimed, c.Name)
+			notClaimedVectors += c.Total
+			continue
+		}
+		req.Total += c.Required.Total
+		req.Passed += c.Required.Passed
+		rec.Total += c.Recommended.Total
+		rec.Passed += c.Recommended.Passed
+		skipped += c.Skipped
+	}
+	s := fmt.Sprintf(": %d/%d required, %d/%d recommended", req.Passed, req.Total, rec.Passed, rec.Total)
+	if skipped > 0 {
+		s += fmt.Sprintf("; %d skipped (requires not met)", skipped)
+	}
+	if len(notClaimed) > 0 {
+		s += fmt.Sprintf("; not claimed: %s (%d %s)", strings.Join(notClaimed, ", "), notClaimedVectors, plural(notClaimedVectors, "vector", "vectors"))
+	}
+	if len(contradicted) > 0 {
+		s += "; claim contradicted: " + strings.Join(contradicted, ", ")
+	}
+	return s
 }
 
 // excused renders "2 required and 1 recommended vectors".

@@ -208,11 +208,114 @@ const (
 	// FindingFrameOrder: a tolerated frame came after the reply its rule
 	// says it precedes. FAIL.
 	FindingFrameOrder = "FRAME_ORDER"
-	// FindingRequirementUnmet: a note on a SKIPPED result: the predicate
-	// of the vector's requires that no frame of the preflight vector
-	// satisfies.
+	// FindingRequirementUnmet: the predicate of the vector's requires that
+	// no frame of the preflight (and discover) vectors satisfies. A note on
+	// a SKIPPED result of a recommended or informational vector, or of a
+	// vector of a class not judged; on a required vector of a judged class
+	// it has status FAIL (the class is claimed, so the vector applies).
 	FindingRequirementUnmet = "REQUIREMENT_UNMET"
+	// FindingClassNotClaimed: a note on a SKIPPED result: the vector's
+	// conformance class is not judged in this run (neither claimed, nor
+	// derived from the negotiated frames, nor always judged); the vector
+	// was not run and the IUT was not started for it.
+	FindingClassNotClaimed = "CLASS_NOT_CLAIMED"
+	// FindingClaimContradicted: a report-level finding ([Report.Findings],
+	// status FAIL): a class the profile or --claim claims has derive
+	// predicates that the frames the IUT wrote in the preflight (and
+	// discover) vectors do not satisfy: the implementation claims a
+	// feature it did not negotiate. The run is NOT_CERTIFIED.
+	FindingClaimContradicted = "CLAIM_CONTRADICTED"
+	// FindingClassesUndeclared: a warning of conform validate: a suite
+	// version declares no classes, so each of its roles has one implicit
+	// class, [ClassAll], always judged (docs/suite-format.md "Classes").
+	FindingClassesUndeclared = "CLASSES_UNDECLARED"
 )
+
+// ClassAll is the name of the one implicit class of each role of a suite
+// version that declares no classes: every vector of the role belongs to
+// it, and it is always judged.
+const ClassAll = "all"
+
+// Values of [ClassResult.How]: why a class is or is not judged.
+const (
+	// HowClaimed: the profile's claims (or conform run --claim) name it,
+	// or a claimed class requires it.
+	HowClaimed = "claimed"
+	// HowDerived: nothing was claimed, and the class's derive predicates
+	// hold for the negotiated frames (or a derived class requires it).
+	HowDerived = "derived"
+	// HowAlways: the class is always judged (suite.json "always": true, or
+	// the implicit class [ClassAll]).
+	HowAlways = "always"
+	// HowNotClaimed: the class is not judged: its vectors are SKIPPED
+	// with CLASS_NOT_CLAIMED.
+	HowNotClaimed = "not-claimed"
+)
+
+// ClassResult is one conformance class of the run's suite version and
+// role (suite.json "classes"), why it was or was not judged, and the
+// counts of its results. The runner fills the names, texts, Judged and
+// How in suite order; [Report.Recount] fills the counts from the results
+// (so a merged report recomputes them).
+//
+// Each result of the class is counted once in exactly one of Passed,
+// Failed, XFail, Skipped, NotClaimed, NotRun and Informational, so Total
+// is their sum.
+type ClassResult struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Source is the specification section (or seed section) the class
+	// rests on; URL a link to it ("" when the suite gives none).
+	Source string `json:"source,omitempty"`
+	URL    string `json:"url,omitempty"`
+	// Judged: the class's vectors were run and count for the verdict.
+	Judged bool `json:"judged"`
+	// How is HowClaimed, HowDerived, HowAlways or HowNotClaimed.
+	How string `json:"how"`
+	// Contradicted: the class was claimed, but its derive predicates do
+	// not hold for the negotiated frames (a CLAIM_CONTRADICTED finding).
+	Contradicted bool `json:"contradicted,omitempty"`
+	// Total counts the class's results. Passed: PASS (any level); Failed:
+	// results that fail certification ([Result.Failed]); XFail: excused
+	// by the expected-failure list; Skipped: SKIPPED because the vector's
+	// requires do not hold; NotClaimed: SKIPPED because the class is not
+	// judged (CLASS_NOT_CLAIMED); NotRun: NOT_RUN; Informational:
+	// informational vectors that ran and did not pass (recorded, never a
+	// failure).
+	Total         int `json:"total"`
+	Passed        int `json:"passed"`
+	Failed        int `json:"failed"`
+	XFail         int `json:"xfail"`
+	Skipped       int `json:"skipped"`
+	NotClaimed    int `json:"not_claimed"`
+	NotRun        int `json:"not_run,omitempty"`
+	Informational int `json:"informational,omitempty"`
+	// Required and Recommended count the class's vectors of that level and
+	// how many of them passed.
+	Required    ClassLevel `json:"required"`
+	Recommended ClassLevel `json:"recommended"`
+}
+
+// ClassLevel counts a class's vectors of one level and those that passed.
+type ClassLevel struct {
+	Total  int `json:"total"`
+	Passed int `json:"passed"`
+}
+
+// NotClaimed reports whether r is SKIPPED because its class is not judged
+// (a CLASS_NOT_CLAIMED finding).
+func (r Result) NotClaimed() bool {
+	if r.Status != Skipped {
+		return false
+	}
+	for _, f := range r.Findings {
+		if f.Code == FindingClassNotClaimed {
+			return true
+		}
+	}
+	return false
+}
 
 // Bounds findings (docs/running.md "Bounds").
 const (
@@ -263,6 +366,10 @@ type Finding struct {
 type Result struct {
 	ID    string `json:"id"`
 	Level string `json:"level"`
+	// Class is the vector's conformance class (suite.json "classes";
+	// [ClassAll] in a version that declares none); "" in a report made
+	// before classes existed.
+	Class string `json:"class,omitempty"`
 	// Status is the verdict; for informational vectors it is what happened,
 	// and never fails certification.
 	Status Status `json:"status"`
@@ -338,8 +445,11 @@ type Counts struct {
 	Informational int `json:"informational"`
 	Invalid       int `json:"invalid"`
 	NotRun        int `json:"not_run"`
-	// Skipped counts SKIPPED results (vectors that do not apply).
-	Skipped int `json:"skipped"`
+	// Skipped counts SKIPPED results (vectors that do not apply, and
+	// vectors of classes not judged); NotClaimed counts those of them
+	// skipped because their class is not judged (CLASS_NOT_CLAIMED).
+	Skipped    int `json:"skipped"`
+	NotClaimed int `json:"not_claimed,omitempty"`
 	// Required, Recommended and InformationalLevel count the results of
 	// each level; Passed, Failed, XFail and XPass above are their sums over
 	// required and recommended vectors.
@@ -380,6 +490,12 @@ type SuiteInfo struct {
 	Version int    `json:"version"`
 	Role    string `json:"role"`
 	Digest  string `json:"digest"`
+	// Title is the suite's short name for people in a verdict line
+	// (suite.json "title": "MCP"; "" when it gives none) and Label the
+	// version's display name (suite.json version "label": "2025-11-25";
+	// "" when none).
+	Title string `json:"title,omitempty"`
+	Label string `json:"label,omitempty"`
 }
 
 // Implementation identifies the IUT.
@@ -451,6 +567,36 @@ type Report struct {
 	// IUT did not pass it (it does not speak the version); every other
 	// vector is then NOT_RUN.
 	Preflight *Result `json:"preflight,omitempty"`
+	// Claims are the classes the run was told the implementation claims
+	// (profile.json "claims", or conform run --claim, which overrides
+	// it), as given; nil when nothing was claimed (the classes judged are
+	// then derived from the negotiated frames).
+	Claims []string `json:"claims,omitempty"`
+	// Classes are the conformance classes of the suite version and role,
+	// in suite order (one implicit class [ClassAll] for a version that
+	// declares none), each with why it was or was not judged and its
+	// counts ([Report.Recount] fills them).
+	Classes []ClassResult `json:"classes,omitempty"`
+	// Certifies lists the names of the judged classes, in suite order:
+	// what the verdict speaks for. A CERTIFIED report certifies exactly
+	// these; any other verdict certifies nothing, but names them as what
+	// was judged. [Report.Recount] fills it from Classes.
+	Certifies []string `json:"certifies,omitempty"`
+	// Findings are report-level findings, about the run rather than one
+	// vector: CLAIM_CONTRADICTED (status FAIL). A finding with a status
+	// fails the run (NOT_CERTIFIED).
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// failingFindings reports whether a report-level finding has a status
+// (it fails the run).
+func (r *Report) failingFindings() bool {
+	for _, f := range r.Findings {
+		if f.Status != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Verdicts of a run ([Report.Verdict]); docs/running.md "Verdicts" says what each
@@ -470,7 +616,8 @@ const (
 	// Exit 0; certifies nothing.
 	VerdictPartial = "PASSED_PARTIAL"
 	// VerdictNotCertified: a required or recommended vector failed, an
-	// expected failure passed or is stale, or the preflight failed. Exit 1.
+	// expected failure passed or is stale, the preflight failed, or a
+	// report-level finding fails the run (a contradicted claim). Exit 1.
 	VerdictNotCertified = "NOT_CERTIFIED"
 	// VerdictNothingPassed: no required or recommended vector ran and
 	// passed (all excused, none selected, or none run), so the run shows
@@ -484,7 +631,7 @@ const (
 
 // ExitCode returns the process exit status for the report: 0 pass
 // (CERTIFIED, PASSED_WITH_EXPECTED_FAILURES, PASSED_PARTIAL), 1 failures,
-// a failed preflight, or nothing passed (NOT_CERTIFIED, NOTHING_PASSED), 2
+// a failed preflight, a failing report-level finding, or nothing passed (NOT_CERTIFIED, NOTHING_PASSED), 2
 // invalid suite input (a Problem or an INVALID result), 130 interrupted.
 func (r *Report) ExitCode() int {
 	switch {
@@ -492,7 +639,7 @@ func (r *Report) ExitCode() int {
 		return 130
 	case len(r.Problems) > 0 || r.Summary.Invalid > 0:
 		return 2
-	case r.Preflight != nil || r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0:
+	case r.Preflight != nil || r.Summary.Failed > 0 || r.Summary.XPass > 0 || len(r.Stale) > 0 || r.failingFindings():
 		return 1
 	case r.Summary.Required.Passed+r.Summary.Recommended.Passed == 0:
 		return 1
@@ -506,7 +653,7 @@ func (r *Report) ComputeVerdict() string {
 	switch r.ExitCode() {
 	case 1:
 		c := r.Summary
-		if r.Preflight == nil && c.Failed == 0 && c.XPass == 0 && len(r.Stale) == 0 {
+		if r.Preflight == nil && c.Failed == 0 && c.XPass == 0 && len(r.Stale) == 0 && !r.failingFindings() {
 			return VerdictNothingPassed
 		}
 		return VerdictNotCertified
@@ -524,10 +671,13 @@ func (r *Report) ComputeVerdict() string {
 	return VerdictCertified
 }
 
-// Recount fills Summary and Verdict from Results, Problems, Stale,
-// Preflight, Interrupted and Partial (Run calls it; so does anything that
-// builds or merges a report).
+// Recount fills Summary, the counts of Classes, Certifies and Verdict
+// from Results, Problems, Stale, Preflight, Findings, Interrupted and
+// Partial (Run calls it; so does anything that builds or merges a
+// report). A result whose class is not in Classes is counted in Summary
+// only.
 func (r *Report) Recount() {
+	r.recountClasses()
 	// A Problem (a vector file that does not load or fails its digest) is
 	// counted as one INVALID vector more: it could not run.
 	c := Counts{Total: len(r.Results) + len(r.Problems), Invalid: len(r.Problems)}
@@ -555,6 +705,9 @@ func (r *Report) Recount() {
 		case res.Status == Skipped:
 			c.Skipped++
 			lc.Skipped++
+			if res.NotClaimed() {
+				c.NotClaimed++
+			}
 		case res.Status == Invalid:
 			c.Invalid++
 			lc.Invalid++
@@ -581,4 +734,60 @@ func (r *Report) Recount() {
 	}
 	r.Summary = c
 	r.Verdict = r.ComputeVerdict()
+}
+
+// recountClasses fills the counts of r.Classes from r.Results and
+// r.Certifies from the judged classes.
+func (r *Report) recountClasses() {
+	r.Certifies = nil
+	if len(r.Classes) == 0 {
+		return
+	}
+	at := make(map[string]int, len(r.Classes))
+	for i := range r.Classes {
+		c := &r.Classes[i]
+		at[c.Name] = i
+		*c = ClassResult{Name: c.Name, Title: c.Title, Description: c.Description, Source: c.Source, URL: c.URL,
+			Judged: c.Judged, How: c.How, Contradicted: c.Contradicted}
+		if c.Judged {
+			r.Certifies = append(r.Certifies, c.Name)
+		}
+	}
+	for _, res := range r.Results {
+		i, ok := at[res.Class]
+		if !ok {
+			continue
+		}
+		c := &r.Classes[i]
+		c.Total++
+		var lc *ClassLevel
+		switch res.Level {
+		case LevelRequired:
+			lc = &c.Required
+		case LevelRecommended:
+			lc = &c.Recommended
+		}
+		if lc != nil {
+			lc.Total++
+			if res.Status == Pass {
+				lc.Passed++
+			}
+		}
+		switch {
+		case res.Status == Pass:
+			c.Passed++
+		case res.NotClaimed():
+			c.NotClaimed++
+		case res.Status == Skipped:
+			c.Skipped++
+		case res.Status == XFail:
+			c.XFail++
+		case res.Status == NotRun:
+			c.NotRun++
+		case res.Failed():
+			c.Failed++
+		default:
+			c.Informational++
+		}
+	}
 }

@@ -52,7 +52,7 @@ import (
 //
 // One file per key: <Cache>/index-<hex>.txt, a header line, the line
 // "verified" when it is, then one line per valid vector file:
-// "<sha256> <kind> <role or -> <level> <path>". It
+// "<sha256> <kind> <role or -> <level> <class or -> <path>". It
 // is written whole to a temporary file and renamed, so concurrent runs
 // never read half of one; the directory keeps the cacheFiles most recently
 // written.
@@ -70,11 +70,11 @@ type indexCache struct {
 }
 
 type cacheEntry struct {
-	sum               [32]byte
-	kind, role, level string
+	sum                      [32]byte
+	kind, role, level, class string
 }
 
-const cacheHeader = "conform suite index 2"
+const cacheHeader = "conform suite index 3"
 
 // cacheVerified is the line after the header of a cache file whose suite
 // passed every check of Load's walk (see markVerified).
@@ -135,9 +135,9 @@ func (c *indexCache) load() {
 			verified = true
 			continue
 		}
-		f := strings.SplitN(sc.Text(), " ", 5)
+		f := strings.SplitN(sc.Text(), " ", 6)
 		var e cacheEntry
-		if len(f) != 5 || len(f[0]) != 64 {
+		if len(f) != 6 || len(f[0]) != 64 {
 			clear(c.entries)
 			return
 		}
@@ -145,11 +145,14 @@ func (c *indexCache) load() {
 			clear(c.entries)
 			return
 		}
-		e.kind, e.role, e.level = f[1], f[2], f[3]
+		e.kind, e.role, e.level, e.class = f[1], f[2], f[3], f[4]
 		if e.role == "-" {
 			e.role = ""
 		}
-		c.entries[f[4]] = e
+		if e.class == "-" {
+			e.class = ""
+		}
+		c.entries[f[5]] = e
 	}
 	c.hit = sc.Err() == nil
 	if !c.hit {
@@ -173,7 +176,7 @@ func (c *indexCache) release() {
 
 // lookup returns the vector the cache vouches for: name with these bytes
 // (sum) loaded and passed every check before. Only what an index keeps is
-// set (id, kind, role, level, path).
+// set (id, kind, role, level, class, path).
 func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 	if c == nil {
 		return nil, false
@@ -195,7 +198,7 @@ func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 // checked).
 func (e cacheEntry) vector(name string) *Vector {
 	id := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
-	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Path: name}
+	return &Vector{ID: id, Kind: e.kind, Role: e.role, Level: e.level, Class: e.class, Path: name}
 }
 
 // trusted returns the vector the cache vouches for under name whatever the
@@ -245,7 +248,7 @@ func (c *indexCache) add(v *Vector, sum *[32]byte) {
 	if e, ok := c.entries[v.Path]; ok && e.sum == *sum {
 		return
 	}
-	c.entries[v.Path] = cacheEntry{sum: *sum, kind: v.Kind, role: v.Role, level: v.Level}
+	c.entries[v.Path] = cacheEntry{sum: *sum, kind: v.Kind, role: v.Role, level: v.Level, class: v.Class}
 	c.dirty = true
 }
 
@@ -277,10 +280,14 @@ func (c *indexCache) save() {
 		if role == "" {
 			role = "-"
 		}
-		if strings.ContainsAny(n+e.kind+role+e.level, " \n") {
+		class := e.class
+		if class == "" {
+			class = "-"
+		}
+		if strings.ContainsAny(n+e.kind+role+e.level+class, " \n") {
 			continue // not a line this format can hold: checked each time
 		}
-		fmt.Fprintf(&b, "%x %s %s %s %s\n", e.sum, e.kind, role, e.level, n)
+		fmt.Fprintf(&b, "%x %s %s %s %s %s\n", e.sum, e.kind, role, e.level, class, n)
 	}
 	if err := os.MkdirAll(filepath.Dir(c.file), 0o755); err != nil {
 		return

@@ -117,7 +117,7 @@ func TestIndexCache(t *testing.T) {
 	seal(t, fsys)
 	indexOf(t, fsys, dir, "k")
 	for _, f := range cacheFiles(t, dir) {
-		if err := os.WriteFile(f, []byte("conform suite index 2\nnot a line\n"), 0o600); err != nil {
+		if err := os.WriteFile(f, []byte("conform suite index 3\nnot a line\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -43,7 +43,10 @@ var digestGlobs = []string{"suite.json", "schemas/**/*.json", "vectors/**/*.json
 
 // Manifest is suite.json.
 type Manifest struct {
-	Name        string    `json:"name"`
+	Name string `json:"name"`
+	// Title is the suite's short name for people ("MCP"), which verdict
+	// lines print before the role and version; optional.
+	Title       string    `json:"title,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Versions    []Version `json:"versions"`
 }
@@ -81,9 +84,48 @@ type Version struct {
 	// Conformance is what the protocol lets an implementation write
 	// differently from the golden summary (see [compare.Spec]).
 	Conformance compare.Spec `json:"conformance"`
+	// Classes are the version's conformance classes (docs/suite-format.md
+	// "Classes"), per role, in suite order. When it declares any, every
+	// role has at least one and every session vector names one of its
+	// role's ([Vector.Class]); when it declares none, each role has one
+	// implicit class, result.ClassAll, always judged ([Version.RoleClasses]).
+	Classes []Class `json:"classes,omitempty"`
+	// Discover lists ids of session vectors run right after the preflight
+	// vector, in order, each only when its own requires hold for the
+	// frames so far; the frames the IUT wrote in them are added to the
+	// frames requires and derive predicates are checked against
+	// (docs/suite-format.md "Preflight and discover"). They are also
+	// ordinary vectors with results.
+	Discover []string `json:"discover,omitempty"`
 
 	env                *envelope.Envelope
 	passOver, tolerate []envelope.Rule
+}
+
+// Class is one conformance class of a version and role: a named set of
+// features an implementation is certified for (suite.json "classes";
+// docs/suite-format.md "Classes").
+//
+// A class is judged when it is claimed (profile.json "claims", conform run
+// --claim), or, when nothing is claimed, when every Derive predicate is
+// satisfied by some frame the IUT wrote in the preflight and discover
+// vectors; an Always class is judged whatever is claimed. Requires names
+// classes of the same role that are judged whenever this one is.
+type Class struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	// Title names the class for people ("MCP server tools"); Description
+	// says what it covers; Source is the specification or seed section
+	// it rests on, URL a link to it ("" when none).
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description"`
+	Source      string   `json:"source"`
+	URL         string   `json:"url,omitempty"`
+	Requires    []string `json:"requires,omitempty"`
+	// Derive are predicates in the form of a vector's requires; empty:
+	// the class is judged only when claimed (or Always).
+	Derive []envelope.Predicate `json:"derive,omitempty"`
+	Always bool                 `json:"always,omitempty"`
 }
 
 // Role is one role of a version: a name vectors, goldens, profiles and
@@ -143,8 +185,81 @@ func (v *Version) RoleNames() []string {
 	return out
 }
 
+// RoleClasses returns the classes of role in suite order: those the
+// version declares, or, when it declares none, the one implicit class
+// named result.ClassAll ("all"), always judged.
+func (v *Version) RoleClasses(role string) []Class {
+	if len(v.Classes) == 0 {
+		return []Class{{Name: ClassAll, Role: role, Title: "all vectors", Description: "Every vector of the role: the suite version declares no conformance classes.", Always: true}}
+	}
+	var out []Class
+	for _, c := range v.Classes {
+		if c.Role == role {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ClassAll is the name of the implicit class of a version that declares
+// none (result.ClassAll).
+const ClassAll = "all"
+
+// checkClasses checks the version's classes: each of a declared role,
+// unique per role, requiring classes of its role, with derive predicates
+// that compile; every role has at least one when any is declared; the
+// discover ids are unique and not the preflight's. Errors: plain, for
+// SUITE_INVALID.
+func (v *Version) checkClasses() error {
+	if len(v.Classes) > 0 {
+		seen := map[[2]string]bool{}
+		for i, c := range v.Classes {
+			if v.Role(c.Role) == nil {
+				return fmt.Errorf("classes[%d] %q: role %q is not a role of the version (%s)", i, c.Name, c.Role, strings.Join(v.RoleNames(), ", "))
+			}
+			if c.Name == ClassAll {
+				return fmt.Errorf("classes[%d]: %q is the implicit class of a version that declares none", i, ClassAll)
+			}
+			k := [2]string{c.Role, c.Name}
+			if seen[k] {
+				return fmt.Errorf("classes[%d]: class %q of role %q is declared twice", i, c.Name, c.Role)
+			}
+			seen[k] = true
+			if _, err := envelope.CompileMatch(c.Derive); err != nil {
+				return fmt.Errorf("classes[%d] %q: derive: %w", i, c.Name, err)
+			}
+			if len(c.Derive) > 0 && v.Preflight == "" {
+				return fmt.Errorf("classes[%d] %q: derive is checked against the frames of the version's preflight vector, and the version has none", i, c.Name)
+			}
+		}
+		for i, c := range v.Classes {
+			for _, r := range c.Requires {
+				if !seen[[2]string{c.Role, r}] {
+					return fmt.Errorf("classes[%d] %q: requires %q, which is not a class of role %q", i, c.Name, r, c.Role)
+				}
+			}
+		}
+		for _, r := range v.Roles {
+			if len(v.RoleClasses(r.Name)) == 0 {
+				return fmt.Errorf("role %q has no class: a version that declares classes declares at least one per role", r.Name)
+			}
+		}
+	}
+	if len(v.Discover) > 0 && v.Preflight == "" {
+		return fmt.Errorf("discover needs a preflight vector")
+	}
+	ids := map[string]bool{}
+	for _, id := range v.Discover {
+		if id == v.Preflight || ids[id] {
+			return fmt.Errorf("discover: %q is the preflight vector or listed twice", id)
+		}
+		ids[id] = true
+	}
+	return nil
+}
+
 // compile compiles the version's envelope and frame rules and checks its
-// roles. Errors: plain, for SUITE_INVALID.
+// roles and classes. Errors: plain, for SUITE_INVALID.
 func (v *Version) compile() error {
 	var err error
 	if v.env, err = envelope.Compile(v.Envelope); err != nil {
@@ -171,7 +286,7 @@ func (v *Version) compile() error {
 		}
 		seen[r.Name] = true
 	}
-	return nil
+	return v.checkClasses()
 }
 
 // Suite is a loaded suite. Its fields are read-only after [Load].

@@ -66,6 +66,12 @@ type Vector struct {
 	Source      string   `json:"source"`
 	Tags        []string `json:"tags,omitempty"`
 
+	// Class is the conformance class the vector belongs to: a class of its
+	// version and role (suite.json "classes"); "" in a version that
+	// declares none (its implicit class is ClassAll: [Vector.ClassName]).
+	// Message vectors, which no IUT runs, have none.
+	Class string `json:"class,omitempty"`
+
 	// Session vectors.
 	Role string `json:"role,omitempty"`
 	// Policy is the host role's decisions, handed to the IUT as
@@ -346,6 +352,8 @@ func (s *Suite) Vectors(ver *Version) ([]*Vector, []LoadError, error) {
 type Ref struct {
 	ID    string
 	Level string
+	// Class is the vector's class name ([Vector.ClassName]).
+	Class string
 	// Path is the suite-relative file, which ends in ID + ".json".
 	Path string
 }
@@ -382,7 +390,7 @@ func (v *Vector) ref() Ref {
 			level = l
 		}
 	}
-	return Ref{ID: id, Level: level, Path: v.Path}
+	return Ref{ID: id, Level: level, Class: v.ClassName(), Path: v.Path}
 }
 
 // vectors loads every vector file of ver, in path order, giving each good
@@ -624,6 +632,45 @@ func readVector(fsys fs.FS, name string) ([]byte, error) {
 	return data, nil
 }
 
+// ClassName returns the vector's class: Class, or ClassAll when it names
+// none (a version that declares no classes; loading refuses a vector
+// without one in a version that does).
+func (v *Vector) ClassName() string {
+	if v.Class == "" {
+		return ClassAll
+	}
+	return v.Class
+}
+
+// checkClass checks that a session vector names a class of its role when
+// its version declares classes, and names none when it declares none.
+// Errors: VECTOR_CLASS_UNKNOWN.
+func (v *Vector) checkClass(ver *Version) error {
+	if v.Kind != KindSession {
+		if v.Class != "" {
+			return kiterr.New(kiterr.VectorClassUnknown, "%s: a message vector has no class (class %q)", v.Path, v.Class)
+		}
+		return nil
+	}
+	if len(ver.Classes) == 0 {
+		if v.Class != "" {
+			return kiterr.New(kiterr.VectorClassUnknown, "%s: class %q: version %d declares no classes in suite.json", v.Path, v.Class, ver.Version)
+		}
+		return nil
+	}
+	var names []string
+	for _, c := range ver.RoleClasses(v.Role) {
+		if c.Name == v.Class {
+			return nil
+		}
+		names = append(names, c.Name)
+	}
+	if v.Class == "" {
+		return kiterr.New(kiterr.VectorClassUnknown, "%s: no class: version %d declares classes, and every vector names one of its role %q (%s)", v.Path, ver.Version, v.Role, strings.Join(names, ", "))
+	}
+	return kiterr.New(kiterr.VectorClassUnknown, "%s: class %q is not a class of version %d, role %q (%s)", v.Path, v.Class, ver.Version, v.Role, strings.Join(names, ", "))
+}
+
 // check is what every load checks of a decoded vector: its file name
 // matches its id, its version its folder, no generate item is larger
 // than MaxGenerated and the whole send list is not larger than
@@ -647,6 +694,9 @@ func (v *Vector) check(ver *Version) error {
 		}
 	}
 	if err := v.checkInputs(ver); err != nil {
+		return err
+	}
+	if err := v.checkClass(ver); err != nil {
 		return err
 	}
 	return v.checkAwaits(ver)

@@ -478,7 +478,7 @@ func TestVectorIndex(t *testing.T) {
 			var want []suite.Ref
 			for _, v := range full {
 				if v.Kind == suite.KindSession && v.Role == role {
-					want = append(want, suite.Ref{ID: v.ID, Level: v.Level, Path: v.Path})
+					want = append(want, suite.Ref{ID: v.ID, Level: v.Level, Class: v.ClassName(), Path: v.Path})
 				}
 			}
 			got, gotBad, err := s.VectorIndex(ver, role)
