@@ -143,7 +143,9 @@ func ParityGitHub(w io.Writer, pr *result.ParityReport, opt GitHubOptions) error
 
 // GitHubSummary writes r as GitHub-flavoured Markdown for the job's step
 // summary ($GITHUB_STEP_SUMMARY): the verdict, the counts per level
-// (skipped among them), exact parity, a table of the vectors that did not
+// (skipped among them), what it certifies and a table of its conformance
+// classes (judged or not, with passed, failed, excused, skipped and not
+// claimed counts) when the report has them, exact parity, a table of the vectors that did not
 // pass (status, vector, level, the finding that decided; at most 200 rows)
 // and one of the vectors skipped because they do not apply, with why (at
 // most 200 rows; never failures). IUT text is escaped so that it renders
@@ -168,6 +170,23 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 			continue
 		}
 		fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", l.name, l.lc.Passed, l.lc.Failed, l.lc.XFail, l.lc.XPass, l.lc.Invalid, l.lc.Skipped, l.lc.NotRun, l.lc.Total)
+	}
+	if len(r.Classes) > 0 {
+		certifies := "nothing"
+		if len(r.Certifies) > 0 {
+			certifies = "[" + mdCell(strings.Join(r.Certifies, ", ")) + "]"
+		}
+		fmt.Fprintf(ew, "\nCertifies %s.\n\n| class | judged | passed | failed | excused | skipped | not claimed | total |\n|---|---|---:|---:|---:|---:|---:|---:|\n", certifies)
+		for _, cl := range r.Classes {
+			judged := "no (" + mdCell(cl.How) + ")"
+			if cl.Judged {
+				judged = "yes (" + mdCell(cl.How) + ")"
+			}
+			if cl.Contradicted {
+				judged += ", claim contradicted"
+			}
+			fmt.Fprintf(ew, "| `%s` | %s | %d | %d | %d | %d | %d | %d |\n", mdCode(cl.Name), judged, cl.Passed, cl.Failed, cl.XFail, cl.Skipped, cl.NotClaimed, cl.Total)
+		}
 	}
 	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
 		fmt.Fprintf(ew, "\nExact parity: %d of %d vectors byte-identical with their golden files.\n", c.ParityExact, ran)

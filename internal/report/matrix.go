@@ -105,6 +105,8 @@ type historyView struct {
 // verdict and counts of one section, or nothing.
 type implCell struct {
 	Verdict, Counts string
+	// Certifies is the judged classes, "core+tools" ("" without classes).
+	Certifies string
 }
 
 // implSection is one of an implementation's sections on its page.
@@ -122,6 +124,24 @@ type implSection struct {
 	// the same reports give the same page), Kit the conform build that
 	// made it; "" when the report does not say.
 	Date, Kit string
+	// Certifies names the judged classes ("core, tools"; "" for a report
+	// without classes); Classes is the compliance table, one row per
+	// class of the run.
+	Certifies string
+	Classes   []classRow
+}
+
+// classRow is one conformance class of a run on its page.
+type classRow struct {
+	Name, Title, Source, URL string
+	// How is how it came to be judged or not: claimed, derived, always,
+	// not claimed.
+	How                                                string
+	Judged, Contradicted                               bool
+	Passed, Failed, XFail, Skipped, NotClaimed, NotRun int
+	Informational, Total                               int
+	RequiredPassed, RequiredTotal                      int
+	RecommendedPassed, RecommendedTotal                int
 }
 
 // levelRow is one level's counts on a page.
@@ -156,6 +176,8 @@ type causeView struct {
 	Informational, Quiet bool
 	// Doc is the code's section of docs/findings.md ([DocsURL]).
 	Doc string
+	// Class is the class not judged, for a CLASS_NOT_CLAIMED cause.
+	Class string
 }
 
 // causeVectorView is one vector of a cause, with what its cell holds.
@@ -166,8 +188,9 @@ type causeVectorView struct {
 	MoreDifferences          int
 	// Path is the vector's suite-relative file, File its link ("" when
 	// the pages do not know where the suite is); Source the section it
-	// rests on, Spec an http(s) URL of it when the source names one.
-	Path, File, Source, Spec string
+	// rests on, Spec an http(s) URL of it: the one its source names,
+	// else its class's (suite.json classes url); VClass its class.
+	Path, File, Source, Spec, VClass string
 	// Sides are its normative differences, golden and actual values side
 	// by side (at most matrixDiffsMax).
 	Sides []sideView
@@ -354,7 +377,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		}
 		c := sec.Columns[col]
 		verdicts = append(verdicts, c.Verdict)
-		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary)})
+		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary), Certifies: inert(strings.Join(c.Certifies, "+"))})
 		sum = addCounts(sum, c.Summary)
 		is := newImplSection(sec, col, prefix, o)
 		if inline {
@@ -395,6 +418,20 @@ func newImplSection(sec result.MatrixSection, col int, prefix string, o MatrixOp
 	if c.Kit.Version != "" {
 		is.Kit = inert(c.Kit.String())
 	}
+	is.Certifies = inert(strings.Join(c.Certifies, ", "))
+	classURL := map[string]string{}
+	for _, cl := range c.Classes {
+		how := cl.How
+		if how == result.HowNotClaimed {
+			how = "not claimed"
+		}
+		is.Classes = append(is.Classes, classRow{Name: inert(cl.Name), Title: inert(cl.Title), Source: inert(clipText(cl.Source)), URL: safeURL(cl.URL),
+			How: inert(how), Judged: cl.Judged, Contradicted: cl.Contradicted,
+			Passed: cl.Passed, Failed: cl.Failed, XFail: cl.XFail, Skipped: cl.Skipped, NotClaimed: cl.NotClaimed, NotRun: cl.NotRun,
+			Informational: cl.Informational, Total: cl.Total,
+			RequiredPassed: cl.Required.Passed, RequiredTotal: cl.Required.Total, RecommendedPassed: cl.Recommended.Passed, RecommendedTotal: cl.Recommended.Total})
+		classURL[cl.Name] = safeURL(cl.URL)
+	}
 	for _, l := range []struct {
 		name string
 		lc   result.LevelCounts
@@ -423,6 +460,7 @@ func newImplSection(sec result.MatrixSection, col int, prefix string, o MatrixOp
 				Message: inert(clipText(cause.Message)), OtherMessages: cause.Messages - 1,
 				Repro: inert(shellQuote(cause.Repro)), Informational: kind == result.CauseInformational, Quiet: g.Quiet,
 			}
+			cv.Class = inert(cause.Class)
 			if kind != result.CauseAllowed && isCode(cause.Code) {
 				cv.Doc = DocsURL + DocLink(cause.Code)
 			}
@@ -434,7 +472,7 @@ func newImplSection(sec result.MatrixSection, col int, prefix string, o MatrixOp
 					seen[vec.ID] = true
 					g.Vectors++
 				}
-				cv.Vectors = append(cv.Vectors, causeVectorOf(vec, rows[vec.ID], col, kind, o))
+				cv.Vectors = append(cv.Vectors, causeVectorOf(vec, rows[vec.ID], col, kind, o, classURL))
 			}
 			g.Causes = append(g.Causes, cv)
 		}
@@ -453,13 +491,16 @@ func newImplSection(sec result.MatrixSection, col int, prefix string, o MatrixOp
 // causeVectorOf is one vector of a cause with its cell (column col of
 // row)'s findings and differences (the allowed ones only for an allowed
 // cause), its file and source, and its normative differences side by side.
-func causeVectorOf(vec result.CauseVector, row result.MatrixRow, col int, kind string, o MatrixOptions) causeVectorView {
+func causeVectorOf(vec result.CauseVector, row result.MatrixRow, col int, kind string, o MatrixOptions, classURL map[string]string) causeVectorView {
 	var c result.MatrixCell
 	if col < len(row.Cells) {
 		c = row.Cells[col]
 	}
 	v := causeVectorView{ID: inert(vec.ID), Level: inert(vec.Level), Status: string(vec.Status), Class: cellClass(vec.Level, vec.Status),
-		Path: inert(row.Path), Source: inert(clipText(row.Source)), Spec: specURL(row.Source)}
+		Path: inert(row.Path), Source: inert(clipText(row.Source)), Spec: specURL(row.Source), VClass: inert(row.Class)}
+	if v.Spec == "" {
+		v.Spec = classURL[row.Class]
+	}
 	if v.Path != "" && o.Suite != "" && safePath(row.Path) {
 		v.File = o.Suite + row.Path
 	}

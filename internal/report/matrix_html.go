@@ -84,6 +84,7 @@ details > summary { cursor: pointer; color: #444; }
 .bar-skip { background: #b0bec5; } .bar-notrun { background: #616161; }
 img.badge { vertical-align: middle; }
 .provenance { color: #555; font-size: 12px; }
+tr.not-judged { color: #666; } .certifies { font-weight: 600; }
 table.sides td { max-width: 40em; overflow-wrap: anywhere; }
 </style>
 </head>
@@ -102,7 +103,18 @@ table.sides td { max-width: 40em; overflow-wrap: anywhere; }
 {{- end}}
 {{- range .Sections}}
 <div class="impl-section" data-section="{{.Key}}">
-<h3>{{.Title}}: <span class="section-verdict verdict-{{.Verdict}}">{{.Verdict}}</span></h3>
+<h3>{{.Title}}: <span class="section-verdict verdict-{{.Verdict}}">{{.Verdict}}</span>{{if .Certifies}} <span class="certifies">[{{.Certifies}}]</span>{{end}}</h3>
+{{- if .Classes}}
+<p>Certifies {{if .Certifies}}<span class="certifies">[{{.Certifies}}]</span>{{else}}nothing{{end}}. Compliance per conformance class (judged: claimed by the profile, derived from what the implementation declared, or always judged):</p>
+<table class="classes-table">
+<thead><tr><th>class</th><th>judged</th><th>passed</th><th>failed</th><th>expected failures</th><th>skipped</th><th>not claimed</th><th>of</th></tr></thead>
+<tbody>
+{{- range .Classes}}
+<tr data-class="{{.Name}}" class="{{if .Judged}}judged{{else}}not-judged{{end}}"><th><code>{{.Name}}</code>{{if .Title}} <span class="iut class-title">{{.Title}}</span>{{end}}{{if .URL}} (<a class="class-spec" href="{{.URL}}">specification</a>){{end}}</th><td>{{if .Judged}}yes{{else}}no{{end}} ({{.How}}){{if .Contradicted}}, claim contradicted{{end}}</td><td class="num" data-count="passed">{{.Passed}}</td><td class="num" data-count="failed">{{.Failed}}</td><td class="num" data-count="xfail">{{.XFail}}</td><td class="num" data-count="skipped">{{.Skipped}}</td><td class="num" data-count="not_claimed">{{.NotClaimed}}</td><td class="num" data-count="total">{{.Total}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
 <table class="counts-table">
 <thead><tr><th>level</th><th>passed</th><th>expected failures</th><th>failed</th><th>skipped</th><th>not run</th><th>of</th></tr></thead>
 <tbody>
@@ -135,7 +147,7 @@ table.sides td { max-width: 40em; overflow-wrap: anywhere; }
 {{- else}}
 <ol class="causes">
 {{- range .Causes}}
-<li class="cause{{if .Quiet}} quiet{{end}}" id="{{.ID}}" data-code="{{.Code}}" data-pointer="{{.Pointer}}"><code>{{.Code}}</code>{{if .Pointer}} at <code class="iut">{{.Pointer}}</code>{{end}}{{if and .Status (ne .Status .Code)}} ({{.Status}}){{end}}{{if .Doc}} (<a class="doc" href="{{.Doc}}">what it means</a>){{end}}, {{len .Vectors}} {{if eq (len .Vectors) 1}}vector{{else}}vectors{{end}}:
+<li class="cause{{if .Quiet}} quiet{{end}}" id="{{.ID}}" data-code="{{.Code}}" data-pointer="{{.Pointer}}"><code>{{.Code}}</code>{{if .Pointer}} at <code class="iut">{{.Pointer}}</code>{{end}}{{if and .Status (ne .Status .Code)}} ({{.Status}}){{end}}{{if .Class}} of class <code>{{.Class}}</code>{{end}}{{if .Doc}} (<a class="doc" href="{{.Doc}}">what it means</a>){{end}}, {{len .Vectors}} {{if eq (len .Vectors) 1}}vector{{else}}vectors{{end}}:
 <span class="vectors">{{range $i, $v := .Vectors}}{{if $i}}, {{end}}<code class="vector {{$v.Class}}" data-status="{{$v.Status}}">{{$v.ID}}</code>{{end}}</span>
 <ul>
 {{- if .Message}}
@@ -247,7 +259,7 @@ implementation on one vector, linked to the cause that explains it.</p>
 <thead><tr><th>name</th><th>implementation (version)</th><th>required and recommended vectors</th>{{range .Sections}}<th>{{.Title}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Implementations}}
-<tr><th class="iut"><a href="{{.Link}}">{{.Name}}</a></th><td class="iut">{{.Implementation}}</td><td><div class="bar" title="{{range $i, $b := .Bar}}{{if $i}}, {{end}}{{$b.N}} {{$b.Label}}{{end}}">{{range .Bar}}<span class="{{.Class}}" style="width: {{.Percent}}%"></span>{{end}}</div></td>{{range .Cells}}{{if .Verdict}}<td class="verdict-{{.Verdict}}">{{.Verdict}}<br><span class="counts">{{.Counts}}</span></td>{{else}}<td class="st-none">—</td>{{end}}{{end}}</tr>
+<tr><th class="iut"><a href="{{.Link}}">{{.Name}}</a></th><td class="iut">{{.Implementation}}</td><td><div class="bar" title="{{range $i, $b := .Bar}}{{if $i}}, {{end}}{{$b.N}} {{$b.Label}}{{end}}">{{range .Bar}}<span class="{{.Class}}" style="width: {{.Percent}}%"></span>{{end}}</div></td>{{range .Cells}}{{if .Verdict}}<td class="verdict-{{.Verdict}}">{{.Verdict}}{{if .Certifies}} <span class="certifies">[{{.Certifies}}]</span>{{end}}<br><span class="counts">{{.Counts}}</span></td>{{else}}<td class="st-none">—</td>{{end}}{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

@@ -61,7 +61,11 @@ func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
 				fmt.Fprintf(ew, " — |")
 				continue
 			}
-			fmt.Fprintf(ew, " **%s** %s |", c.Verdict, c.Counts)
+			certifies := ""
+			if c.Certifies != "" {
+				certifies = " [" + c.Certifies + "]"
+			}
+			fmt.Fprintf(ew, " **%s**%s %s |", c.Verdict, certifies, c.Counts)
 		}
 		fmt.Fprintln(ew)
 	}
@@ -147,6 +151,9 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 	}
 	for _, s := range v.Sections {
 		fmt.Fprintf(ew, "\n%s# %s: %s\n\n", hd, s.Title, s.Verdict)
+		if len(s.Classes) > 0 {
+			classesMarkdown(ew, s)
+		}
 		fmt.Fprintf(ew, "| level | passed | expected failures | failed | skipped | not run | of |\n|---|---|---|---|---|---|---|\n")
 		for _, l := range s.Levels {
 			if l.Informational {
@@ -216,6 +223,9 @@ func causeMarkdown(ew io.Writer, n int, c causeView) {
 	if c.Status != "" && c.Status != c.Code {
 		what += " (" + c.Status + ")"
 	}
+	if c.Class != "" {
+		what += " of class " + matrixCode(c.Class)
+	}
 	ids := make([]string, len(c.Vectors))
 	for i, vec := range c.Vectors {
 		ids[i] = matrixCode(vec.ID)
@@ -275,6 +285,33 @@ func vectorMarkdown(ew io.Writer, vec causeVectorView) {
 	for _, d := range vec.Sides {
 		fmt.Fprintf(ew, "     - %s %s: golden %s, actual %s\n", d.Kind, matrixCode(d.Where), matrixCode(d.Golden), matrixCode(d.Actual))
 	}
+}
+
+// classesMarkdown writes a run's compliance table: one row per conformance
+// class, judged or not, with its counts. Class names and titles are the
+// suite's (schema-checked names; titles as code spans outside the table).
+func classesMarkdown(ew io.Writer, s implSection) {
+	certifies := "nothing"
+	if s.Certifies != "" {
+		certifies = "[" + s.Certifies + "]"
+	}
+	fmt.Fprintf(ew, "Certifies %s. Compliance per conformance class (judged: claimed by the profile, derived from what the implementation declared, or always judged):\n\n", certifies)
+	fmt.Fprintf(ew, "| class | judged | passed | failed | expected failures | skipped | not claimed | of |\n|---|---|---|---|---|---|---|---|\n")
+	for _, c := range s.Classes {
+		judged := "no (" + c.How + ")"
+		if c.Judged {
+			judged = "yes (" + c.How + ")"
+		}
+		if c.Contradicted {
+			judged += ", claim contradicted"
+		}
+		name := mdCell(c.Name)
+		if c.URL != "" && !strings.Contains(c.URL, "|") {
+			name += " <" + c.URL + ">"
+		}
+		fmt.Fprintf(ew, "| %s | %s | %d | %d | %d | %d | %d | %d |\n", name, judged, c.Passed, c.Failed, c.XFail, c.Skipped, c.NotClaimed, c.Total)
+	}
+	fmt.Fprintln(ew)
 }
 
 // provenance is a section's run line: the run's date and kit, and the

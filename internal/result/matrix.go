@@ -52,6 +52,10 @@ type Matrix struct {
 type MatrixSuite struct {
 	Name   string `json:"name"`
 	Digest string `json:"digest"`
+	// Title is the suite's short name for people ("MCP"; the first
+	// report's [SuiteInfo.Title], "" when none gives one): badges and
+	// pages name the suite by it.
+	Title string `json:"title,omitempty"`
 }
 
 // MatrixImplementation is one implementation of a matrix.
@@ -197,6 +201,14 @@ type MatrixColumn struct {
 	// same pages.
 	Started time.Time `json:"started,omitzero"`
 	Kit     Kit       `json:"kit,omitzero"`
+	// Classes, Certifies and Claims are the report's: the conformance
+	// classes with what was judged and their counts, the judged classes
+	// in suite order, and the claims as given. Findings are its
+	// report-level findings (CLAIM_CONTRADICTED, ...).
+	Classes   []ClassResult `json:"classes,omitempty"`
+	Certifies []string      `json:"certifies,omitempty"`
+	Claims    []string      `json:"claims,omitempty"`
+	Findings  []Finding     `json:"findings,omitempty"`
 	// Causes groups the column's cells that did not pass with exact parity
 	// by what explains them ([MatrixCause]), in [CauseKinds] order, then
 	// by the number of vectors (most first), code and pointer.
@@ -252,6 +264,10 @@ type MatrixCause struct {
 	// Reasons are the distinct expected-failure reasons of the vectors, in
 	// vector order.
 	Reasons []string `json:"reasons,omitempty"`
+	// Class is the conformance class of the vectors of a skipped cause
+	// whose class was not judged (CLASS_NOT_CLAIMED): such causes are
+	// one per class. "" otherwise.
+	Class string `json:"class,omitempty"`
 	// Vectors are the vectors, in id order.
 	Vectors []CauseVector `json:"vectors"`
 	// Repro reruns them: "conform", the column's invocation, and one
@@ -277,6 +293,9 @@ type MatrixPreflight struct {
 type MatrixRow struct {
 	ID    string `json:"id"`
 	Level string `json:"level"`
+	// Class is the vector's conformance class ("" in reports made before
+	// classes existed).
+	Class string `json:"class,omitempty"`
 	// Path is the vector's suite-relative file, from the first report
 	// that names it ("" when none does).
 	Path string `json:"path,omitempty"`
@@ -366,7 +385,7 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 			return nil, kiterr.New(kiterr.ReportInvalid, "the report of %q names the role %q, which is not a role name", in.Name, rep.Suite.Role)
 		}
 		if i == 0 {
-			m.Suite = MatrixSuite{Name: rep.Suite.Name, Digest: rep.Suite.Digest}
+			m.Suite = MatrixSuite{Name: rep.Suite.Name, Digest: rep.Suite.Digest, Title: rep.Suite.Title}
 		} else if rep.Suite.Name != m.Suite.Name || rep.Suite.Digest != m.Suite.Digest {
 			return nil, kiterr.New(kiterr.ReportSuiteMismatch, "the report of %q was made with suite %s %s, the report of %q with %s %s: a matrix shows one suite",
 				in.Name, rep.Suite.Name, rep.Suite.Digest, inputs[0].Name, m.Suite.Name, m.Suite.Digest)
@@ -421,13 +440,14 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 	sec := MatrixSection{Role: role, Version: version, Columns: []MatrixColumn{}, Rows: []MatrixRow{}}
 	levels := map[string]string{}
 	paths := map[string]string{}
+	classes := map[string]string{}
 	byID := make([]map[string]Result, len(ins))
 	for i, in := range ins {
 		rep := in.Report
 		col := MatrixColumn{
 			Name: in.Name, Verdict: rep.Verdict, Summary: rep.Summary, Invocation: invocationOf(rep),
 			Stale: rep.Stale, Partial: rep.Partial, Interrupted: rep.Interrupted, Problems: len(rep.Problems),
-			Kit: rep.Kit,
+			Kit: rep.Kit, Classes: rep.Classes, Certifies: rep.Certifies, Claims: rep.Claims, Findings: rep.Findings,
 		}
 		if !rep.Started.IsZero() {
 			col.Started = rep.Started.UTC()
@@ -448,6 +468,9 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 			if paths[res.ID] == "" {
 				paths[res.ID] = res.Path
 			}
+			if classes[res.ID] == "" {
+				classes[res.ID] = res.Class
+			}
 			byID[i][res.ID] = res
 		}
 	}
@@ -457,7 +480,7 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		row := MatrixRow{ID: id, Level: levels[id], Path: paths[id], Cells: make([]MatrixCell, len(ins))}
+		row := MatrixRow{ID: id, Level: levels[id], Class: classes[id], Path: paths[id], Cells: make([]MatrixCell, len(ins))}
 		for i := range ins {
 			if res, ok := byID[i][id]; ok {
 				row.Cells[i] = cellOf(res, sec.Columns[i].Invocation)
@@ -535,14 +558,14 @@ func Cause(st Status, findings []Finding, differences []compare.Difference) (cod
 
 // causes groups the cells of column col by cause ([MatrixCause]).
 func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
-	type key struct{ kind, code, pointer string }
+	type key struct{ kind, code, pointer, class string }
 	var order []key
 	groups := map[key]*MatrixCause{}
 	seen := map[key]map[string]bool{}
 	add := func(k key, status Status, message string, row MatrixRow, c MatrixCell) {
 		g, ok := groups[k]
 		if !ok {
-			g = &MatrixCause{Kind: k.kind, Code: k.code, Pointer: k.pointer, Status: status, Message: message}
+			g = &MatrixCause{Kind: k.kind, Code: k.code, Pointer: k.pointer, Class: k.class, Status: status, Message: message}
 			groups[k], seen[k] = g, map[string]bool{}
 			order = append(order, k)
 		}
@@ -569,13 +592,17 @@ func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
 			for _, d := range c.Differences {
 				if !d.Normative {
 					line, _, _ := strings.Cut(compare.Render(d), "\n")
-					add(key{kind, d.Kind, d.Pointer}, "", line, row, c)
+					add(key{kind, d.Kind, d.Pointer, ""}, "", line, row, c)
 				}
 			}
 			continue
 		}
 		code, pointer, status, message := primaryCause(c)
-		add(key{kind, code, pointer}, status, message, row, c)
+		class := ""
+		if kind == CauseSkipped && code == FindingClassNotClaimed {
+			class = row.Class
+		}
+		add(key{kind, code, pointer, class}, status, message, row, c)
 	}
 	out := make([]MatrixCause, 0, len(order))
 	for _, k := range order {
@@ -589,7 +616,7 @@ func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
 	}
 	slices.SortStableFunc(out, func(a, b MatrixCause) int {
 		return cmp.Or(cmp.Compare(slices.Index(CauseKinds, a.Kind), slices.Index(CauseKinds, b.Kind)),
-			cmp.Compare(len(b.Vectors), len(a.Vectors)), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Pointer, b.Pointer))
+			cmp.Compare(len(b.Vectors), len(a.Vectors)), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Class, b.Class))
 	})
 	if len(out) == 0 {
 		return nil
