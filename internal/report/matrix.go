@@ -74,8 +74,10 @@ type implView struct {
 	Trend                  []trendView
 	SuiteName, SuiteDigest string
 	// Homepage is the implementation's homepage (an http or https URL,
-	// else "").
-	Homepage string
+	// else ""); Artifact, ArtifactURI and ArtifactDigest the released file
+	// its profile pins ("" when none).
+	Homepage                              string
+	Artifact, ArtifactURI, ArtifactDigest string
 	// BadgeMarkdown is the Markdown that shows its badge, to copy ("" inline).
 	BadgeMarkdown string
 	// History is its saved reports, oldest first.
@@ -350,7 +352,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		Name: inert(impl.Name), Implementation: inert(impl.Implementation),
 		Version: inert(impl.Version), Language: inert(impl.Language),
 		Source: safeURL(impl.Source), Issues: safeURL(impl.Issues),
-		Anchor:    "impl-" + impl.Name,
+		Anchor: "impl-" + impl.Name, Homepage: safeURL(impl.Homepage),
 		SuiteName: inert(m.Suite.Name), SuiteDigest: inert(m.Suite.Digest),
 	}
 	switch {
@@ -365,6 +367,9 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		if o.Overview != "" {
 			iv.Overview = o.Overview + ext
 		}
+	}
+	if a := impl.Artifact; a != nil {
+		iv.Artifact, iv.ArtifactURI, iv.ArtifactDigest = inert(a.Name), safeURL(a.URI), inert(a.Digest)
 	}
 	prefix := implPrefix(impl.Name, inline)
 	var verdicts []string

@@ -131,6 +131,13 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 			facts = append(facts, l.name+" <"+l.url+">")
 		}
 	}
+	if v.Artifact != "" {
+		a := "artifact " + matrixCode(v.Artifact)
+		if v.ArtifactURI != "" {
+			a += " <" + v.ArtifactURI + ">"
+		}
+		facts = append(facts, a+" "+matrixCode(v.ArtifactDigest))
+	}
 	if len(facts) > 0 {
 		fmt.Fprintf(ew, ": %s", strings.Join(facts, ", "))
 	}

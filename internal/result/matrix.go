@@ -73,6 +73,12 @@ type MatrixImplementation struct {
 	Language string `json:"language,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Issues   string `json:"issues,omitempty"`
+	// Homepage and Artifact are what its profile says (profile.json
+	// "homepage" and "artifact": the released file it pins, with its
+	// digest), when conform matrix could read the profile its runs name;
+	// "" and nil otherwise.
+	Homepage string          `json:"homepage,omitempty"`
+	Artifact *MatrixArtifact `json:"artifact,omitempty"`
 	// Trend is how the implementation did across its releases, oldest
 	// first, where recordings of several releases exist ([Matrix.SetTrend];
 	// conform matrix --trend); nil otherwise.
@@ -138,6 +144,14 @@ func (m *Matrix) AddHistory(name string, points []HistoryPoint) error {
 	})
 	m.Implementations[i].History = h
 	return nil
+}
+
+// MatrixArtifact is the released file a profile pins: its name, where it
+// is downloaded, and its digest ("sha256:HEX" or "sha512:HEX").
+type MatrixArtifact struct {
+	Name   string `json:"name"`
+	URI    string `json:"uri,omitempty"`
+	Digest string `json:"digest"`
 }
 
 // TrendPoint is one recorded release of an implementation: a recording's

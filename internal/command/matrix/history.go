@@ -1,6 +1,7 @@
 package matrix
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,6 +112,51 @@ func AddHistory(m *result.Matrix, s *runner.Suite, dir string) error {
 	for _, name := range names {
 		if err := m.AddHistory(name, byName[name]); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// profileFacts gives each implementation of m whose runs name one profile
+// folder (--profile DIR) that this process can read the homepage and the
+// artifact its profile.json states. Only those two members are read
+// here: runs and reports carry the rest. A folder that is not there (the
+// reports came from elsewhere) is passed over. Errors: USAGE (runs of one
+// implementation naming two profiles), PROFILE_INVALID (a profile.json
+// that is not JSON).
+func profileFacts(m *result.Matrix) error {
+	for i := range m.Implementations {
+		mi := &m.Implementations[i]
+		dir, err := profileDir(m, mi.Name)
+		if err != nil || dir == "" {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "profile.json"))
+		if err != nil {
+			continue
+		}
+		var p struct {
+			Homepage string `json:"homepage"`
+			Artifact *struct {
+				Name   string            `json:"name"`
+				URI    string            `json:"uri"`
+				Digest map[string]string `json:"digest"`
+			} `json:"artifact"`
+		}
+		if err := json.Unmarshal(data, &p); err != nil {
+			return kiterr.Wrap(kiterr.ProfileInvalid, err, "%s", filepath.Join(dir, "profile.json"))
+		}
+		mi.Homepage = p.Homepage
+		if a := p.Artifact; a != nil && a.Name != "" {
+			for _, alg := range []string{"sha256", "sha512"} {
+				if d := a.Digest[alg]; d != "" {
+					mi.Artifact = &result.MatrixArtifact{Name: a.Name, URI: a.URI, Digest: alg + ":" + d}
+					break
+				}
+			}
 		}
 	}
 	return nil

@@ -199,6 +199,9 @@ func Make(ctx context.Context, c Config) (*result.Matrix, error) {
 	if m.Suite.Digest == c.Suite.Digest {
 		m.SetSources(sources(c.Suite))
 	}
+	if err := profileFacts(m); err != nil {
+		return nil, err
+	}
 	if err := c.addTrends(m); err != nil {
 		return nil, err
 	}

@@ -256,3 +256,46 @@ func TestMakeRuns(t *testing.T) {
 		t.Errorf("cancelled: %v, want INTERRUPTED", err)
 	}
 }
+
+// TestProfileFacts: the homepage and artifact of the profile a report's
+// invocation names reach the matrix and the page.
+func TestProfileFacts(t *testing.T) {
+	t.Parallel()
+	s := openSuite(t)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "impl", "tiny")
+	if err := os.MkdirAll(prof, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	digest := strings.Repeat("ab", 32)
+	if err := os.WriteFile(filepath.Join(prof, "profile.json"), []byte(`{"name": "tiny", "command": ["tiny"], "homepage": "https://example.org/tiny",
+  "artifact": {"name": "tiny-0.4.tgz", "uri": "https://example.org/tiny-0.4.tgz", "digest": {"sha256": "`+digest+`"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := sample(s, "0.4", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), false)
+	rep.Invocation = []string{"run", "--role", "agent", "--version", "1", "--profile", filepath.ToSlash(rel)}
+	cur := saved(t, dir, "tiny.json", rep)
+	var stdout bytes.Buffer
+	m, err := matrix.Make(context.Background(), matrix.Config{Suite: s, Format: matrix.FormatHTML, From: []matrix.Source{matrix.ParseSource(cur)},
+		Stdout: &stdout, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mi := m.Implementations[0]
+	if mi.Homepage != "https://example.org/tiny" || mi.Artifact == nil || mi.Artifact.Digest != "sha256:"+digest {
+		t.Errorf("implementation %+v (artifact %+v): want the profile's homepage and artifact", mi, mi.Artifact)
+	}
+	for _, want := range []string{`<a class="impl-homepage" href="https://example.org/tiny">homepage</a>`, `<a class="impl-artifact" href="https://example.org/tiny-0.4.tgz">tiny-0.4.tgz</a>`, "sha256:" + digest} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the page does not show %s", want)
+		}
+	}
+}
