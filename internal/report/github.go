@@ -178,9 +178,10 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 		}
 		fmt.Fprintf(ew, "\nCertifies %s.\n\n| class | judged | passed | failed | excused | skipped | not claimed | total |\n|---|---|---:|---:|---:|---:|---:|---:|\n", certifies)
 		for _, cl := range r.Classes {
-			judged := "no (" + mdCell(cl.How) + ")"
+			how := mdCell(strings.ReplaceAll(cl.How, "-", " "))
+			judged := "no (" + how + ")"
 			if cl.Judged {
-				judged = "yes (" + mdCell(cl.How) + ")"
+				judged = "yes (" + how + ")"
 			}
 			if cl.Contradicted {
 				judged += ", claim contradicted"

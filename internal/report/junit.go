@@ -68,7 +68,10 @@ type junitText struct {
 }
 
 // JUnit writes r as JUnit XML: one testsuite per run, one testcase per
-// vector (classname "conform.v<N>.<role>"). Failing vectors get <failure>
+// vector (classname "conform.v<N>.<role>", and ".<class>" when the vector
+// has a conformance class, so that CI tools group the cases by class); a
+// report with classes has a "certifies" property (the judged classes) and
+// one "class NAME" property per class saying how it did ([ClassesLine]). Failing vectors get <failure>
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
 // TIMEOUT, INVALID), whose message is the finding that decided the status;
 // XFAIL, NOT_RUN, SKIPPED and informational vectors that did not pass are
@@ -126,6 +129,12 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	if r.Shard != nil {
 		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)})
 	}
+	if len(r.Classes) > 0 {
+		s.Properties = append(s.Properties, junitProperty{"certifies", sanitize(strings.Join(r.Certifies, ", "))})
+		for _, c := range r.Classes {
+			s.Properties = append(s.Properties, junitProperty{"class " + sanitize(c.Name), sanitize(ClassesLine([]result.ClassResult{c}))})
+		}
+	}
 	add := func(c junitCase) {
 		s.Tests++
 		switch {
@@ -144,7 +153,11 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	}
 	preflightShown := false
 	for _, res := range r.Results {
-		add(junitCaseOf(res, class, notRun))
+		cls := class
+		if res.Class != "" {
+			cls += "." + sanitize(res.Class)
+		}
+		add(junitCaseOf(res, cls, notRun))
 		if r.Preflight != nil && res.ID == r.Preflight.ID {
 			preflightShown = true
 		}

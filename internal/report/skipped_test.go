@@ -104,3 +104,68 @@ func TestSkippedNeverFails(t *testing.T) {
 		t.Errorf("HTML page: no skipped group or count")
 	}
 }
+
+// classReport is skippedReport with conformance classes: ping of core
+// (always judged), tools-list of tools (not claimed), log-level of logging
+// (derived, its requirement unmet).
+func classReport() *runner.Report {
+	r := skippedReport()
+	r.Suite.Title = "MCP"
+	for i, class := range []string{"core", "tools", "logging"} {
+		r.Results[i].Class = class
+	}
+	r.Classes = []runner.ClassResult{
+		{Name: "core", Title: "MCP server core", Judged: true, How: "always"},
+		{Name: "tools", Title: "MCP server tools", How: "not-claimed"},
+		{Name: "logging", Title: "MCP server logging", Judged: true, How: "derived"},
+	}
+	r.Recount()
+	return r
+}
+
+// TestClassesInPrinters: the compact line, the step summary, JUnit and the
+// badge name the classes and, per class, passed, failed, excused, skipped
+// and not claimed.
+func TestClassesInPrinters(t *testing.T) {
+	t.Parallel()
+	r := classReport()
+	if got := strings.Join(r.Certifies, ","); got != "core,logging" {
+		t.Fatalf("fixture: certifies %q", got)
+	}
+	const line = "core: 1 passed; tools: not claimed (1); logging: 0 passed, 1 skipped"
+	if got := report.ClassesLine(r.Classes); got != line {
+		t.Errorf("ClassesLine = %q, want %q", got, line)
+	}
+	compact := string(render(t, func(w io.Writer) error { return report.Compact(w, r, report.TextOptions{}) }))
+	if !strings.Contains(compact, "\nclasses: "+line+"\n") && !strings.HasPrefix(compact, "classes: "+line+"\n") {
+		t.Errorf("compact: no classes line:\n%s", compact)
+	}
+	summary := string(render(t, func(w io.Writer) error { return report.GitHubSummary(w, r) }))
+	for _, want := range []string{"Certifies [core, logging].", "| `core` | yes (always) | 1 | 0 | 0 | 0 | 0 | 1 |",
+		"| `tools` | no (not claimed) | 0 | 0 | 0 | 0 | 1 | 1 |", "| `logging` | yes (derived) | 0 | 0 | 0 | 1 | 0 | 1 |"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("step summary lacks %q:\n%s", want, summary)
+		}
+	}
+	junit := string(render(t, func(w io.Writer) error { return report.JUnit(w, r) }))
+	for _, want := range []string{`<property name="certifies" value="core, logging"></property>`,
+		`<property name="class tools" value="tools: not claimed (1)"></property>`,
+		`<testcase name="tools-list" classname="conform.v1.agent.tools"`} {
+		if !strings.Contains(junit, want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, junit)
+		}
+	}
+	suite, err := runner.Open(conform.Suite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Suite.Name, r.Suite.Digest = suite.Manifest.Name, suite.Digest
+	m, err := runner.BuildMatrix([]runner.MatrixInput{{Name: "tiny", Report: r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badge := string(render(t, func(w io.Writer) error { return report.MatrixBadge(w, m, "tiny", "agent-v1") }))
+	if !strings.Contains(badge, ">MCP agent · core+logging</text>") {
+		t.Errorf("badge does not name the suite, role and classes:\n%s", badge)
+	}
+}
