@@ -312,7 +312,7 @@ func classesMarkdown(ew io.Writer, s implSection) {
 		if c.Contradicted {
 			judged += ", claim contradicted"
 		}
-		name := mdCell(c.Name)
+		name := "`" + mdCode(c.Name) + "`"
 		if c.URL != "" && !strings.Contains(c.URL, "|") {
 			name += " <" + c.URL + ">"
 		}

@@ -55,10 +55,12 @@ func (c *Config) write(m *result.Matrix) error {
 	return err
 }
 
-// suiteLink is where the pages in dir find the suite's files (a path
-// relative to dir, or the kit's repository on the web for the embedded
-// suite), or "" when the reports were made with another suite than the
-// one at hand.
+// suiteLink is where the pages in dir find the suite's files: a path
+// relative to dir when both are inside the working directory (a path that
+// climbs out of it would spell the machine's folders), the kit's
+// repository on the web for the embedded suite; "" (vector files shown
+// unlinked) otherwise, and when the reports were made with another suite
+// than the one at hand.
 func (c *Config) suiteLink(m *result.Matrix, dir string) string {
 	switch {
 	case m.Suite.Digest != c.Suite.Digest:
@@ -66,9 +68,13 @@ func (c *Config) suiteLink(m *result.Matrix, dir string) string {
 	case c.SuiteDir == "":
 		return report.DocsURL
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
 	absDir, err1 := filepath.Abs(dir)
 	absSuite, err2 := filepath.Abs(c.SuiteDir)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || !inside(wd, absDir) || !inside(wd, absSuite) {
 		return ""
 	}
 	rel, err := filepath.Rel(absDir, absSuite)
@@ -76,6 +82,12 @@ func (c *Config) suiteLink(m *result.Matrix, dir string) string {
 		return ""
 	}
 	return filepath.ToSlash(rel) + "/"
+}
+
+// inside reports whether the absolute path p is root or below it.
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // PageLinks returns how the overview written to out (stdout when "") and
