@@ -299,3 +299,34 @@ func TestProfileFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorLinks: a page links each vector to its file in the suite when
+// the suite and the pages are inside the working directory, and shows the
+// path unlinked when the suite is elsewhere (a relative path out of the
+// working directory would spell the machine's folders).
+func TestVectorLinks(t *testing.T) {
+	s := openSuite(t)
+	dir := t.TempDir()
+	rep := sample(s, "0.4", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), true)
+	rep.Results[0].Path = "vectors/v1/agent/alpha.json"
+	cur := saved(t, dir, "tiny.json", rep)
+	pages := filepath.Join("testdata", "pages-out")
+	t.Cleanup(func() { os.RemoveAll("testdata") })
+	for suiteDir, want := range map[string]string{
+		filepath.Join("testdata", "suite"): "[vectors/v1/agent/alpha.json](../suite/vectors/v1/agent/alpha.json)",
+		filepath.Join(dir, "suite"):        "`vectors/v1/agent/alpha.json`",
+	} {
+		cfg := matrix.Config{Suite: s, SuiteDir: suiteDir, Format: matrix.FormatMarkdown, From: []matrix.Source{matrix.ParseSource(cur)},
+			Pages: pages, Stdout: io.Discard, Stderr: io.Discard, WriteFile: writeFile}
+		if _, err := matrix.Make(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		page, err := os.ReadFile(filepath.Join(pages, "tiny.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(page), want) || strings.Contains(string(page), dir) {
+			t.Errorf("suite %s: the page does not show %s (or shows %s):\n%s", suiteDir, want, dir, page)
+		}
+	}
+}
