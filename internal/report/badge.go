@@ -19,9 +19,9 @@ import (
 // "53 passed · 2 xfail", "3 failed · 50 passed", and " · N skipped" when
 // vectors were skipped), green, amber or red. With section "" the badge
 // sums the implementation's sections, shows the worst verdict and names
-// their roles ("control protocol agent+host") and, when they are at most
-// four, the classes judged in any of them; otherwise section is a key such
-// as "agent-v1". The SVG
+// their roles ("control protocol agent+host") and the classes judged in
+// any of them (more than four are counted: "all 8 classes", "5 of 8
+// classes"); otherwise section is a key such as "agent-v1". The SVG
 // needs no network: no font file, no script, no external reference; its
 // text is drawn in the reader's Verdana or sans-serif, and its width is
 // computed from a table of Verdana's character widths at 11 px. The same matrix gives
@@ -31,7 +31,7 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 	if err := checkName(m, name); err != nil {
 		return err
 	}
-	var verdicts, roles, classes []string
+	var verdicts, roles, classes, all []string
 	var c result.Counts
 	label := "conform"
 	found := false
@@ -64,6 +64,11 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 				classes = append(classes, cl)
 			}
 		}
+		for _, cl := range sec.Columns[col].Classes {
+			if !slices.Contains(all, cl.Name) {
+				all = append(all, cl.Name)
+			}
+		}
 	}
 	if !found {
 		return kiterr.New(kiterr.Usage, "%q has no run for section %q", name, section)
@@ -73,8 +78,10 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 		switch {
 		case len(classes) > 0 && len(classes) <= 4:
 			label += " · " + inert(strings.Join(classes, "+"))
+		case len(classes) > 4 && len(classes) == len(all):
+			label += fmt.Sprintf(" · all %d classes", len(classes))
 		case len(classes) > 4:
-			label += fmt.Sprintf(" · %d classes", len(classes))
+			label += fmt.Sprintf(" · %d of %d classes", len(classes), len(all))
 		}
 	}
 	verdict := worstVerdict(verdicts)
