@@ -411,8 +411,9 @@ func matrixCode(s string) string {
 
 // MatrixReadme writes the generated block of the README of the
 // implementation called name (conform matrix --readmes puts it between
-// the README's marker lines): a table of its runs (verdict, required,
-// recommended and informational counts, exact parity), its failures and
+// the README's marker lines): a table of its runs (verdict, the classes it
+// certifies, required, recommended and informational counts with the
+// skipped ones, exact parity), its failures and
 // expected failures by cause (code and number of vectors), the number of
 // expected-failure entries its runs used (XFAIL, XPASS and stale ids, each
 // once) and a link to its page (page, relative to the README; none when
@@ -428,7 +429,7 @@ func MatrixReadme(w io.Writer, m *result.Matrix, name, page string) error {
 	if page != "" {
 		fmt.Fprintf(ew, " (details, grouped by cause: [%s](%s))", mdLinkText(page), page)
 	}
-	fmt.Fprintf(ew, ":\n\n| run | verdict | required | recommended | informational (never decides) | exact parity |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(ew, ":\n\n| run | verdict | certifies | required | recommended | informational (never decides) | exact parity |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range v.Sections {
 		cells := map[string]string{result.LevelRequired: "—", result.LevelRecommended: "—", result.LevelInformational: "—"}
 		for _, l := range s.Levels {
@@ -437,12 +438,19 @@ func MatrixReadme(w io.Writer, m *result.Matrix, name, page string) error {
 				continue
 			}
 			c := fmt.Sprintf("%d passed, %d xfail, %d failed", l.Passed, l.XFail, l.Failed+l.XPass)
+			if l.Skipped > 0 {
+				c += fmt.Sprintf(", %d skipped", l.Skipped)
+			}
 			if l.NotRun > 0 {
 				c += fmt.Sprintf(", %d not run", l.NotRun)
 			}
 			cells[l.Level] = c
 		}
-		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s |\n", s.Title, s.Verdict, cells[result.LevelRequired], cells[result.LevelRecommended], cells[result.LevelInformational], s.Parity)
+		certifies := "—"
+		if s.Certifies != "" {
+			certifies = "`" + mdCode(s.Certifies) + "`"
+		}
+		fmt.Fprintf(ew, "| %s | %s | %s | %s | %s | %s | %s |\n", s.Title, s.Verdict, certifies, cells[result.LevelRequired], cells[result.LevelRecommended], cells[result.LevelInformational], s.Parity)
 	}
 	for _, s := range v.Sections {
 		for _, g := range s.Groups {

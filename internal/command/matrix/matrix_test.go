@@ -330,3 +330,52 @@ func TestVectorLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmes: --readmes rewrites the generated block of the README in
+// the profile folder a run names, with what the run certifies and its
+// skipped vectors, and leaves the rest of the file as it was.
+func TestReadmes(t *testing.T) {
+	t.Parallel()
+	s := openSuite(t)
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "impl", "tiny")
+	if err := os.MkdirAll(prof, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	readme := "# tiny\n\n" + matrix.ReadmeBegin + "\nold\n" + matrix.ReadmeEnd + "\n\nmore\n"
+	if err := os.WriteFile(filepath.Join(prof, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := sample(s, "0.4", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), false)
+	rep.Invocation = []string{"run", "--role", "agent", "--version", "1", "--profile", filepath.ToSlash(rel)}
+	for i, c := range []string{"core", "core", "logging"} {
+		rep.Results[i].Class = c
+	}
+	rep.Classes = []result.ClassResult{{Name: "core", Judged: true, How: result.HowAlways}, {Name: "logging", Judged: true, How: result.HowDerived}}
+	cur := saved(t, dir, "tiny.json", rep)
+	var stderr bytes.Buffer
+	cfg := matrix.Config{Suite: s, Format: matrix.FormatMarkdown, From: []matrix.Source{matrix.ParseSource(cur)}, Readmes: true,
+		Stdout: io.Discard, Stderr: &stderr, WriteFile: writeFile}
+	if _, err := matrix.Make(context.Background(), cfg); err != nil {
+		t.Fatalf("Make: %v\n%s", err, stderr.String())
+	}
+	got, err := os.ReadFile(filepath.Join(prof, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# tiny\n\n" + matrix.ReadmeBegin + "\nResults of the last run", "| run | verdict | certifies |",
+		"| agent role, protocol v1 | CERTIFIED | `core, logging` | 2 passed, 0 xfail, 0 failed |", "0 passed, 0 xfail, 0 failed, 1 skipped |",
+		matrix.ReadmeEnd + "\n\nmore\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("README lacks %q:\n%s", want, got)
+		}
+	}
+}
