@@ -312,6 +312,9 @@ func TestVectorLinks(t *testing.T) {
 	cur := saved(t, dir, "tiny.json", rep)
 	pages := filepath.Join("testdata", "pages-out")
 	t.Cleanup(func() { os.RemoveAll("testdata") })
+	if err := os.MkdirAll(filepath.Join("testdata", "suite"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for suiteDir, want := range map[string]string{
 		filepath.Join("testdata", "suite"): "[vectors/v1/agent/alpha.json](../suite/vectors/v1/agent/alpha.json)",
 		filepath.Join(dir, "suite"):        "`vectors/v1/agent/alpha.json`",

@@ -56,8 +56,9 @@ func (c *Config) write(m *result.Matrix) error {
 }
 
 // suiteLink is where the pages in dir find the suite's files: a path
-// relative to dir when both are inside the working directory (a path that
-// climbs out of it would spell the machine's folders), the kit's
+// relative to dir when both are inside the working directory and the
+// suite is a folder there (a path that climbs out of it would spell the
+// machine's folders), the kit's
 // repository on the web for the embedded suite; "" (vector files shown
 // unlinked) otherwise, and when the reports were made with another suite
 // than the one at hand.
@@ -74,7 +75,7 @@ func (c *Config) suiteLink(m *result.Matrix, dir string) string {
 	}
 	absDir, err1 := filepath.Abs(dir)
 	absSuite, err2 := filepath.Abs(c.SuiteDir)
-	if err1 != nil || err2 != nil || !inside(wd, absDir) || !inside(wd, absSuite) {
+	if err1 != nil || err2 != nil || !inside(wd, absDir) || !inside(wd, absSuite) || !isDir(absSuite) {
 		return ""
 	}
 	rel, err := filepath.Rel(absDir, absSuite)
@@ -82,6 +83,13 @@ func (c *Config) suiteLink(m *result.Matrix, dir string) string {
 		return ""
 	}
 	return filepath.ToSlash(rel) + "/"
+}
+
+// isDir reports whether p is a directory (a --suite that names an
+// embedded suite is not one: its files are not at hand to link to).
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // inside reports whether the absolute path p is root or below it.
