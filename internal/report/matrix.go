@@ -90,12 +90,15 @@ type implView struct {
 }
 
 // barSegment is one part of an implementation's stacked bar: its kind
-// (a fixed CSS class), the number of vectors and its width in percent.
+// (a fixed CSS class), the number of vectors and its width in tenths of a
+// percent.
 type barSegment struct {
 	Class, Label string
-	N            int
-	Percent      string
+	N, Tenths    int
 }
+
+// Percent is the segment's width in percent, "12.3".
+func (b barSegment) Percent() string { return fmt.Sprintf("%d.%d", b.Tenths/10, b.Tenths%10) }
 
 // historyView is one saved report of an implementation's history.
 type historyView struct {
@@ -638,20 +641,16 @@ func bar(c result.Counts) []barSegment {
 		total += p.N
 	}
 	var out []barSegment
-	var tenths []int
 	left := 1000
 	for _, p := range parts {
 		if p.N > 0 {
+			p.Tenths = p.N * 1000 / total
+			left -= p.Tenths
 			out = append(out, p)
-			tenths = append(tenths, p.N*1000/total)
-			left -= p.N * 1000 / total
 		}
 	}
-	for i := range out {
-		if i == len(out)-1 {
-			tenths[i] += left
-		}
-		out[i].Percent = fmt.Sprintf("%d.%d", tenths[i]/10, tenths[i]%10)
+	if len(out) > 0 {
+		out[len(out)-1].Tenths += left
 	}
 	return out
 }

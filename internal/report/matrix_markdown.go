@@ -345,21 +345,10 @@ func barText(segs []barSegment) string {
 	squares := map[string]string{"bar-pass": "🟩", "bar-xfail": "🟨", "bar-fail": "🟥", "bar-skip": "⬜", "bar-notrun": "⬛"}
 	var b strings.Builder
 	for _, s := range segs {
-		n := max(1, (p10(s.Percent)+50)/100)
+		n := max(1, (s.Tenths+50)/100)
 		b.WriteString(strings.Repeat(squares[s.Class], n))
 	}
 	return b.String()
-}
-
-// p10 reads a percentage "12.3" as 123.
-func p10(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			n = n*10 + int(r-'0')
-		}
-	}
-	return n
 }
 
 func orDash(s string) string {
