@@ -171,24 +171,7 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 		}
 		fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", l.name, l.lc.Passed, l.lc.Failed, l.lc.XFail, l.lc.XPass, l.lc.Invalid, l.lc.Skipped, l.lc.NotRun, l.lc.Total)
 	}
-	if len(r.Classes) > 0 {
-		certifies := "nothing"
-		if len(r.Certifies) > 0 {
-			certifies = "[" + mdCell(strings.Join(r.Certifies, ", ")) + "]"
-		}
-		fmt.Fprintf(ew, "\nCertifies %s.\n\n| class | judged | passed | failed | excused | skipped | not claimed | total |\n|---|---|---:|---:|---:|---:|---:|---:|\n", certifies)
-		for _, cl := range r.Classes {
-			how := mdCell(strings.ReplaceAll(cl.How, "-", " "))
-			judged := "no (" + how + ")"
-			if cl.Judged {
-				judged = "yes (" + how + ")"
-			}
-			if cl.Contradicted {
-				judged += ", claim contradicted"
-			}
-			fmt.Fprintf(ew, "| `%s` | %s | %d | %d | %d | %d | %d | %d |\n", mdCode(cl.Name), judged, cl.Passed, cl.Failed, cl.XFail, cl.Skipped, cl.NotClaimed, cl.Total)
-		}
-	}
+	summaryClasses(ew, r)
 	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
 		fmt.Fprintf(ew, "\nExact parity: %d of %d vectors byte-identical with their golden files.\n", c.ParityExact, ran)
 	}
@@ -231,6 +214,30 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 	}
 	fmt.Fprintln(ew)
 	return ew.err
+}
+
+// summaryClasses writes what a run certifies and a table of its classes,
+// when its report has them.
+func summaryClasses(w io.Writer, r *result.Report) {
+	if len(r.Classes) == 0 {
+		return
+	}
+	certifies := "nothing"
+	if len(r.Certifies) > 0 {
+		certifies = "[" + mdCell(strings.Join(r.Certifies, ", ")) + "]"
+	}
+	fmt.Fprintf(w, "\nCertifies %s.\n\n| class | judged | passed | failed | excused | skipped | not claimed | total |\n|---|---|---:|---:|---:|---:|---:|---:|\n", certifies)
+	for _, cl := range r.Classes {
+		how := mdCell(strings.ReplaceAll(cl.How, "-", " "))
+		judged := "no (" + how + ")"
+		if cl.Judged {
+			judged = "yes (" + how + ")"
+		}
+		if cl.Contradicted {
+			judged += ", claim contradicted"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %d | %d | %d | %d | %d | %d |\n", mdCode(cl.Name), judged, cl.Passed, cl.Failed, cl.XFail, cl.Skipped, cl.NotClaimed, cl.Total)
+	}
 }
 
 // ParityGitHubSummary writes a parity run as Markdown for the step

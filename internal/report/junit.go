@@ -129,12 +129,7 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	if r.Shard != nil {
 		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)})
 	}
-	if len(r.Classes) > 0 {
-		s.Properties = append(s.Properties, junitProperty{"certifies", sanitize(strings.Join(r.Certifies, ", "))})
-		for _, c := range r.Classes {
-			s.Properties = append(s.Properties, junitProperty{"class " + sanitize(c.Name), sanitize(ClassesLine([]result.ClassResult{c}))})
-		}
-	}
+	s.Properties = append(s.Properties, classProperties(r)...)
 	add := func(c junitCase) {
 		s.Tests++
 		switch {
@@ -190,6 +185,19 @@ func junitSuiteOf(r *result.Report) junitSuite {
 			Error: &junitMessage{Type: verdict, Message: sanitize(VerdictLine(r))}})
 	}
 	return s
+}
+
+// classProperties are the properties of a report with classes: what it
+// certifies and how each class did ([ClassesLine]); none without classes.
+func classProperties(r *result.Report) []junitProperty {
+	if len(r.Classes) == 0 {
+		return nil
+	}
+	props := []junitProperty{{"certifies", sanitize(strings.Join(r.Certifies, ", "))}}
+	for _, c := range r.Classes {
+		props = append(props, junitProperty{"class " + sanitize(c.Name), sanitize(ClassesLine([]result.ClassResult{c}))})
+	}
+	return props
 }
 
 // junitCaseOf maps one result to its test case; notRun is the text of a

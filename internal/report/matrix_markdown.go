@@ -117,28 +117,7 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 		fmt.Fprintf(ew, "%s\n\n", v.BadgeMarkdown)
 	}
 	fmt.Fprintf(ew, "%s", matrixCode(v.Implementation))
-	var facts []string
-	if v.Version != "" {
-		facts = append(facts, "version "+matrixCode(v.Version))
-	}
-	if v.Language != "" {
-		facts = append(facts, "language "+matrixCode(v.Language))
-	}
-	// safeURL checked the URLs: no space, quote or angle bracket, so an
-	// autolink holds them whole.
-	for _, l := range []struct{ name, url string }{{"source", v.Source}, {"homepage", v.Homepage}, {"issues", v.Issues}} {
-		if l.url != "" {
-			facts = append(facts, l.name+" <"+l.url+">")
-		}
-	}
-	if v.Artifact != "" {
-		a := "artifact " + matrixCode(v.Artifact)
-		if v.ArtifactURI != "" {
-			a += " <" + v.ArtifactURI + ">"
-		}
-		facts = append(facts, a+" "+matrixCode(v.ArtifactDigest))
-	}
-	if len(facts) > 0 {
+	if facts := implFacts(v); len(facts) > 0 {
 		fmt.Fprintf(ew, ": %s", strings.Join(facts, ", "))
 	}
 	fmt.Fprintf(ew, ".\n\n")
@@ -157,54 +136,93 @@ func implMarkdown(ew io.Writer, v implView, h int) {
 		fmt.Fprintf(ew, "\n")
 	}
 	for _, s := range v.Sections {
-		fmt.Fprintf(ew, "\n%s# %s: %s\n\n", hd, s.Title, s.Verdict)
-		if len(s.Classes) > 0 {
-			classesMarkdown(ew, s)
-		}
-		fmt.Fprintf(ew, "| level | passed | expected failures | failed | skipped | not run | of |\n|---|---|---|---|---|---|---|\n")
-		for _, l := range s.Levels {
-			if l.Informational {
-				fmt.Fprintf(ew, "| informational (never decides) | %d as recorded | — | %d otherwise | %d | %d | %d |\n", l.Passed, l.Failed, l.Skipped, l.NotRun, l.Total)
-				continue
-			}
-			failed := fmt.Sprint(l.Failed + l.XPass)
-			if l.XPass > 0 || l.Invalid > 0 {
-				failed += fmt.Sprintf(" (%d xpass, %d invalid)", l.XPass, l.Invalid)
-			}
-			fmt.Fprintf(ew, "| %s | %d | %d | %s | %d | %d | %d |\n", l.Level, l.Passed, l.XFail, failed, l.Skipped, l.NotRun, l.Total)
-		}
-		fmt.Fprintf(ew, "\nExact parity %s; run: %s", s.Parity, matrixCode(s.Invocation))
-		if s.Badge != "" {
-			fmt.Fprintf(ew, "; badge: %s", matrixCode("![conform: "+v.Name+"]("+s.Badge+")"))
-		}
-		fmt.Fprintf(ew, ".\n")
-		if p := provenance(s, v.SuiteDigest); p != "" {
-			fmt.Fprintf(ew, "\n%s\n", p)
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(ew, "\n- %s\n", matrixCode(n))
-		}
-		for _, g := range s.Groups {
-			if g.Quiet {
-				fmt.Fprintf(ew, "\n<details>\n<summary>%s: %s</summary>\n\n", g.Title, g.Counts)
-			} else {
-				fmt.Fprintf(ew, "\n%s## %s", hd, g.Title)
-				if len(g.Causes) > 0 {
-					fmt.Fprintf(ew, ": %s", g.Counts)
-				}
-				fmt.Fprintf(ew, "\n\n")
-			}
-			if len(g.Causes) == 0 {
-				fmt.Fprintf(ew, "%s\n", g.Empty)
-			}
-			for i, c := range g.Causes {
-				causeMarkdown(ew, i+1, c)
-			}
-			if g.Quiet {
-				fmt.Fprintf(ew, "\n</details>\n")
-			}
+		sectionMarkdown(ew, v, s, hd)
+	}
+	historyMarkdown(ew, v, hd)
+}
+
+// implFacts are what a page says the implementation is: version,
+// language, links to its source, homepage and issue tracker (safeURL
+// checked them: no space, quote or angle bracket, so an autolink holds
+// them whole), and the artifact its profile pins.
+func implFacts(v implView) []string {
+	var facts []string
+	if v.Version != "" {
+		facts = append(facts, "version "+matrixCode(v.Version))
+	}
+	if v.Language != "" {
+		facts = append(facts, "language "+matrixCode(v.Language))
+	}
+	for _, l := range []struct{ name, url string }{{"source", v.Source}, {"homepage", v.Homepage}, {"issues", v.Issues}} {
+		if l.url != "" {
+			facts = append(facts, l.name+" <"+l.url+">")
 		}
 	}
+	if v.Artifact != "" {
+		a := "artifact " + matrixCode(v.Artifact)
+		if v.ArtifactURI != "" {
+			a += " <" + v.ArtifactURI + ">"
+		}
+		facts = append(facts, a+" "+matrixCode(v.ArtifactDigest))
+	}
+	return facts
+}
+
+// sectionMarkdown writes one run of an implementation's page: its verdict,
+// classes, counts by level, invocation, run line, notes and causes.
+func sectionMarkdown(ew io.Writer, v implView, s implSection, hd string) {
+	fmt.Fprintf(ew, "\n%s# %s: %s\n\n", hd, s.Title, s.Verdict)
+	if len(s.Classes) > 0 {
+		classesMarkdown(ew, s)
+	}
+	fmt.Fprintf(ew, "| level | passed | expected failures | failed | skipped | not run | of |\n|---|---|---|---|---|---|---|\n")
+	for _, l := range s.Levels {
+		if l.Informational {
+			fmt.Fprintf(ew, "| informational (never decides) | %d as recorded | — | %d otherwise | %d | %d | %d |\n", l.Passed, l.Failed, l.Skipped, l.NotRun, l.Total)
+			continue
+		}
+		failed := fmt.Sprint(l.Failed + l.XPass)
+		if l.XPass > 0 || l.Invalid > 0 {
+			failed += fmt.Sprintf(" (%d xpass, %d invalid)", l.XPass, l.Invalid)
+		}
+		fmt.Fprintf(ew, "| %s | %d | %d | %s | %d | %d | %d |\n", l.Level, l.Passed, l.XFail, failed, l.Skipped, l.NotRun, l.Total)
+	}
+	fmt.Fprintf(ew, "\nExact parity %s; run: %s", s.Parity, matrixCode(s.Invocation))
+	if s.Badge != "" {
+		fmt.Fprintf(ew, "; badge: %s", matrixCode("![conform: "+v.Name+"]("+s.Badge+")"))
+	}
+	fmt.Fprintf(ew, ".\n")
+	if p := provenance(s, v.SuiteDigest); p != "" {
+		fmt.Fprintf(ew, "\n%s\n", p)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(ew, "\n- %s\n", matrixCode(n))
+	}
+	for _, g := range s.Groups {
+		if g.Quiet {
+			fmt.Fprintf(ew, "\n<details>\n<summary>%s: %s</summary>\n\n", g.Title, g.Counts)
+		} else {
+			fmt.Fprintf(ew, "\n%s## %s", hd, g.Title)
+			if len(g.Causes) > 0 {
+				fmt.Fprintf(ew, ": %s", g.Counts)
+			}
+			fmt.Fprintf(ew, "\n\n")
+		}
+		if len(g.Causes) == 0 {
+			fmt.Fprintf(ew, "%s\n", g.Empty)
+		}
+		for i, c := range g.Causes {
+			causeMarkdown(ew, i+1, c)
+		}
+		if g.Quiet {
+			fmt.Fprintf(ew, "\n</details>\n")
+		}
+	}
+}
+
+// historyMarkdown writes an implementation's history (saved reports) and
+// release trend (recordings), when it has them.
+func historyMarkdown(ew io.Writer, v implView, hd string) {
 	if len(v.History) > 0 {
 		fmt.Fprintf(ew, "\n%s# History\n\nFrom saved reports, oldest first.\n\n| version | run | suite | verdict | passed | failed | xfail | skipped | not run |\n|---|---|---|---|---|---|---|---|---|\n", hd)
 		for _, h := range v.History {
