@@ -314,15 +314,17 @@ func recorded(o RunOptions, name string) bool {
 }
 
 // RelativeDir returns dir as a run's invocation records it: an absolute
-// dir relative to the working directory (slash-separated), so that a page
-// never shows a machine path; dir itself when it is relative or cannot be
-// related.
+// dir inside the working directory relative to it (slash-separated), so
+// that a page never shows a machine path; dir itself when it is relative,
+// outside the working directory (a path climbing out of it would spell the
+// machine's folders: pages show an absolute path by its last element,
+// result.Portable) or cannot be related.
 func RelativeDir(dir string) string {
 	if !filepath.IsAbs(dir) {
 		return dir
 	}
 	wd, err := os.Getwd()
-	if err != nil {
+	if err != nil || !inside(wd, dir) {
 		return dir
 	}
 	rel, err := filepath.Rel(wd, dir)

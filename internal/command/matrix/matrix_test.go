@@ -382,3 +382,21 @@ func TestReadmes(t *testing.T) {
 		}
 	}
 }
+
+func TestRelativeDir(t *testing.T) {
+	t.Parallel()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(filepath.Dir(filepath.Dir(wd)), "elsewhere")
+	for dir, want := range map[string]string{
+		filepath.Join(wd, "suites", "mcp"): "suites/mcp",
+		"suites/mcp":                       "suites/mcp",
+		outside:                            outside, // result.Portable shows it by its last element
+	} {
+		if got := matrix.RelativeDir(dir); got != want {
+			t.Errorf("RelativeDir(%s) = %s, want %s", dir, got, want)
+		}
+	}
+}

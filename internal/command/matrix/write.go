@@ -105,7 +105,14 @@ func inside(root, p string) bool {
 // working directory). Errors: IO when the paths cannot be related.
 func PageLinks(out, dir string) (report.MatrixOptions, error) {
 	if out == "" {
-		return report.MatrixOptions{Pages: filepath.ToSlash(filepath.Clean(RelativeDir(dir))) + "/"}, nil
+		if filepath.IsAbs(dir) {
+			if wd, err := os.Getwd(); err == nil {
+				if rel, err := filepath.Rel(wd, dir); err == nil {
+					dir = rel
+				}
+			}
+		}
+		return report.MatrixOptions{Pages: filepath.ToSlash(filepath.Clean(dir)) + "/"}, nil
 	}
 	absOut, err := filepath.Abs(out)
 	if err == nil {
