@@ -102,8 +102,8 @@ func (b barSegment) Percent() string { return fmt.Sprintf("%d.%d", b.Tenths/10, 
 
 // historyView is one saved report of an implementation's history.
 type historyView struct {
-	Version, Date, Suite, Verdict          string
-	Passed, Failed, XFail, Skipped, NotRun int
+	Version, Date, Suite, Verdict, Certifies string
+	Passed, Failed, XFail, Skipped, NotRun   int
 }
 
 // implCell is one cell of the overview's implementations table: the
@@ -396,7 +396,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 	iv.Verdict = worstVerdict(verdicts)
 	iv.Bar, iv.Failed, iv.Skipped = bar(sum), sum.Failed+sum.XPass, sum.Required.Skipped+sum.Recommended.Skipped
 	for _, p := range impl.History {
-		iv.History = append(iv.History, historyView{Version: inert(p.Version), Date: inert(p.Date), Verdict: inert(p.Verdict),
+		iv.History = append(iv.History, historyView{Version: inert(p.Version), Date: inert(p.Date), Verdict: inert(p.Verdict), Certifies: inert(strings.Join(p.Certifies, ", ")),
 			Suite:  fmt.Sprintf("%s role, protocol v%d", inert(p.Role), p.SuiteVersion),
 			Passed: p.Passed, Failed: p.Failed, XFail: p.XFail, Skipped: p.Skipped, NotRun: p.NotRun})
 	}

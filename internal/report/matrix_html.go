@@ -208,7 +208,7 @@ table.sides td { max-width: 40em; overflow-wrap: anywhere; }
 <thead><tr><th>version</th><th>run</th><th>suite</th><th>verdict</th><th>passed</th><th>failed</th><th>xfail</th><th>skipped</th><th>not run</th></tr></thead>
 <tbody>
 {{- range .History}}
-<tr><th class="iut">{{.Version}}</th><td>{{if .Date}}{{.Date}}{{else}}—{{end}}</td><td>{{.Suite}}</td><td class="verdict-{{.Verdict}}">{{.Verdict}}</td><td class="num">{{.Passed}}</td><td class="num">{{.Failed}}</td><td class="num">{{.XFail}}</td><td class="num">{{.Skipped}}</td><td class="num">{{.NotRun}}</td></tr>
+<tr><th class="iut">{{.Version}}</th><td>{{if .Date}}{{.Date}}{{else}}—{{end}}</td><td>{{.Suite}}</td><td class="verdict-{{.Verdict}}">{{.Verdict}}{{if .Certifies}} <span class="certifies">[{{.Certifies}}]</span>{{end}}</td><td class="num">{{.Passed}}</td><td class="num">{{.Failed}}</td><td class="num">{{.XFail}}</td><td class="num">{{.Skipped}}</td><td class="num">{{.NotRun}}</td></tr>
 {{- end}}
 </tbody>
 </table>

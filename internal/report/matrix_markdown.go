@@ -226,7 +226,11 @@ func historyMarkdown(ew io.Writer, v implView, hd string) {
 	if len(v.History) > 0 {
 		fmt.Fprintf(ew, "\n%s# History\n\nFrom saved reports, oldest first.\n\n| version | run | suite | verdict | passed | failed | xfail | skipped | not run |\n|---|---|---|---|---|---|---|---|---|\n", hd)
 		for _, h := range v.History {
-			fmt.Fprintf(ew, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", mdCell(h.Version), orDash(h.Date), h.Suite, mdCell(h.Verdict),
+			verdict := mdCell(h.Verdict)
+			if h.Certifies != "" {
+				verdict += " \\[" + mdCell(h.Certifies) + "\\]"
+			}
+			fmt.Fprintf(ew, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", mdCell(h.Version), orDash(h.Date), h.Suite, verdict,
 				h.Passed, h.Failed, h.XFail, h.Skipped, h.NotRun)
 		}
 	}

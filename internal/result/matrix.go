@@ -100,8 +100,9 @@ type HistoryPoint struct {
 	// Role and SuiteVersion are the suite role and protocol version.
 	Role         string `json:"role"`
 	SuiteVersion int    `json:"suite_version"`
-	// Verdict is the report's verdict.
-	Verdict string `json:"verdict"`
+	// Verdict is the report's verdict, Certifies the classes it judged.
+	Verdict   string   `json:"verdict"`
+	Certifies []string `json:"certifies,omitempty"`
 	// Passed, Failed (with XPASS), XFail, Skipped and NotRun count the
 	// report's results as [Counts] does.
 	Passed  int `json:"passed"`
@@ -117,7 +118,7 @@ func HistoryPointOf(rep *Report) HistoryPoint {
 	if v == "" {
 		v = rep.Implementation.Name
 	}
-	p := HistoryPoint{Version: v, Role: rep.Suite.Role, SuiteVersion: rep.Suite.Version, Verdict: rep.Verdict,
+	p := HistoryPoint{Version: v, Role: rep.Suite.Role, SuiteVersion: rep.Suite.Version, Verdict: rep.Verdict, Certifies: rep.Certifies,
 		Passed: rep.Summary.Passed, Failed: rep.Summary.Failed + rep.Summary.XPass, XFail: rep.Summary.XFail,
 		Skipped: rep.Summary.Skipped, NotRun: rep.Summary.NotRun}
 	if p.Verdict == "" {

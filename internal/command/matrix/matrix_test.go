@@ -149,7 +149,12 @@ func TestMakeFromReports(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 9, 30, 0, 0, time.UTC) }
 	cur := saved(t, dir, "tiny.agent-v1.json", sample(s, "0.4", day(20), false))
 	hist := filepath.Join(dir, "history")
-	saved(t, hist, "tiny.0.3.json", sample(s, "0.3", day(10), true))
+	old := sample(s, "0.3", day(10), true)
+	for i := range old.Results {
+		old.Results[i].Class = "core"
+	}
+	old.Classes = []result.ClassResult{{Name: "core", Judged: true, How: result.HowAlways}}
+	saved(t, hist, "tiny.0.3.json", old)
 	saved(t, hist, "tiny/0.2.json", sample(s, "0.2", day(1), true))
 	saved(t, hist, "other.0.1.json", sample(s, "0.1", day(2), true))
 	pages := filepath.Join(dir, "pages")
@@ -182,6 +187,9 @@ func TestMakeFromReports(t *testing.T) {
 		if strings.Contains(all, leak) {
 			t.Errorf("a page shows a machine path (%q)", leak)
 		}
+	}
+	if !strings.Contains(string(page), "| 0.3 | 2026-11-10 | agent role, protocol v1 | NOT\\_CERTIFIED \\[core\\] | 1 | 1 | 0 | 1 | 0 |") {
+		t.Errorf("the page's history does not show 0.3 with what it certified:\n%s", page)
 	}
 	if !strings.Contains(string(page), "--suite mcp") || !strings.Contains(string(page), "2026-11-20") {
 		t.Errorf("the page does not show the suite by name and the run date:\n%s", page)
