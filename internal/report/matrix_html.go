@@ -15,10 +15,13 @@ func MatrixHTML(w io.Writer, m *result.Matrix) error {
 }
 
 // MatrixHTMLWith writes the overview of m as one self-contained HTML page:
-// inline CSS, no script, no external asset (a Content-Security-Policy meta
-// element allows nothing else), and the same bytes for the same matrix (no
-// date). It has the implementations with their verdict and counts per
-// section, each name linked to its page, and per section a table of
+// inline CSS, no script, no external asset but the page's own badge beside
+// it (a Content-Security-Policy meta element allows nothing else), and the
+// same bytes for the same matrix (each run's date and kit come from its
+// report, never from the clock). It has the implementations, best first
+// (by verdict, then fewest failures), with a stacked bar of their vectors
+// and their verdict, certified classes and counts per section, each name
+// linked to its page, and per section a table of
 // vectors by implementations (each cell the conformance status, linked to
 // the cause on the implementation's page that explains it; ≈ marks a pass
 // whose bytes differ where the protocol allows; informational cells are

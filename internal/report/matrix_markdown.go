@@ -93,11 +93,17 @@ func MatrixMarkdownWith(w io.Writer, m *result.Matrix, o MatrixOptions) error {
 }
 
 // MatrixPageMarkdown writes the page of the implementation called name:
-// what it is (version, language, links to its source and issue tracker),
-// then per section its verdict, counts by level, failures, expected
-// failures and informational results grouped by cause, each with the
-// finding, the expected-failure reasons, the vectors and a repro line, and
-// the allowed differences folded; then its release trend when m has one.
+// its badge as an image (with pages) and the Markdown to copy; what it is
+// (version, language, links to its source, homepage and issue tracker, the
+// artifact its profile pins); then per section its verdict, what it
+// certifies and a compliance table per conformance class, counts by level,
+// the run's date, kit and suite digest (from the report: one "Run on" line
+// per section), failures, expected failures, informational results and
+// skipped vectors grouped by cause, each with the finding and its section
+// of docs/findings.md, the expected-failure reasons, the vectors (file,
+// source, golden and actual values of each normative difference) and a
+// repro line, and the allowed differences folded; then its history (saved
+// reports) and release trend when m has them.
 // Errors: USAGE when m has no implementation of that name.
 func MatrixPageMarkdown(w io.Writer, m *result.Matrix, name string, o MatrixOptions) error {
 	if err := checkName(m, name); err != nil {
