@@ -82,7 +82,7 @@ func TestBuildMatrix(t *testing.T) {
 				}},
 			{Role: "host", Version: 1,
 				Columns: []runner.MatrixColumn{{Name: "py", Verdict: runner.VerdictCertified, Summary: host.Summary,
-					Invocation: []string{"run", "--role", "host", "--version", "1", "--", "/abs/py 1.0"}}},
+					Invocation: []string{"run", "--role", "host", "--version", "1", "--", "…/py 1.0"}}}, // result.Portable: no machine path
 				Rows: []runner.MatrixRow{{ID: "h", Level: "required", Cells: []runner.MatrixCell{{Status: runner.Pass, Parity: runner.ParityExact}}}}},
 		},
 	}

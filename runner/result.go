@@ -34,6 +34,7 @@ type (
 	Status               = result.Status
 	SuiteInfo            = result.SuiteInfo
 	TrendPoint           = result.TrendPoint
+	HistoryPoint         = result.HistoryPoint
 	ClassResult          = result.ClassResult
 	ClassLevel           = result.ClassLevel
 )

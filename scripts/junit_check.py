@@ -9,7 +9,7 @@ EXIT is the exit status conform gave for that run. For each triple it checks:
   document declares (on <testsuites> and <testsuite>);
 - each vector's test case has the outcome its status calls for (PASS: none;
   FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS: failure; CRASH, TIMEOUT,
-  INVALID: error; XFAIL, NOT_RUN, informational: skipped with a reason), and
+  INVALID: error; XFAIL, NOT_RUN, SKIPPED, informational: skipped with a reason), and
   a failure's or error's message starts with the code of the finding that
   decided the status (the headline names the failure);
 - failures + errors is non-zero exactly when EXIT is;
@@ -36,7 +36,7 @@ def outcome(res):
     status, level = res["status"], res["level"]
     if status == "PASS":
         return "pass"
-    if status in ("XFAIL", "NOT_RUN"):
+    if status in ("XFAIL", "NOT_RUN", "SKIPPED"):
         return "skipped"
     if status in ERROR:
         return "error"

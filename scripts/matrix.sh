@@ -5,8 +5,10 @@
 # docs/matrix/NAME*.svg (its badges), and the generated results block of each
 # profile's README.md (conform matrix --pages --readmes; docs/certification.md
 # "Certification matrix"). The CLI's page shows its releases from the timeline's recordings
-# (--trend). The same results give the same bytes: no dates, durations or
-# stderr; rows sorted by vector id; columns in the order of the list below.
+# (--trend). The same reports give the same bytes: no durations or stderr,
+# and each run's date and kit come from its report (one "Run on ..." line per
+# run, which CI's comparison leaves out); rows sorted by vector id; columns in
+# the order of the list below.
 #
 #   scripts/matrix.sh                 certify everything below here (slow: the CLI and
 #                                     the SDKs take minutes), then write both files

@@ -1,223 +1,191 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/internal/drift"
-	"github.com/conform-kit/conform/internal/input"
+	"github.com/conform-kit/conform/internal/command/matrix"
 	"github.com/conform-kit/conform/internal/kiterr"
-	"github.com/conform-kit/conform/internal/profile"
-	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/result"
 	"github.com/conform-kit/conform/runner"
 )
+
+// matrixFlags are the flags of conform matrix.
+type matrixFlags struct {
+	impls, from, roles, versions, filters, trends, histories multiFlag
+
+	suiteDir, format, out, pages string
+	jobs                         int
+	timeout, grace, killAfter    time.Duration
+	readmes                      bool
+}
+
+// bind declares the flags on fl.
+func (f *matrixFlags) bind(fl *flag.FlagSet) {
+	fl.Var(&f.impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` to run for every --role and --version (repeatable; a COMMAND is split on white space, never run through a shell)")
+	fl.Var(&f.from, "from", "a saved JSON report, `[NAME=]FILE` (repeatable; NAME defaults to FILE's base name up to its first dot: reports/python.agent-v1.json is python)")
+	fl.Var(&f.roles, "role", "`roles` the --impl implementations play (repeatable or comma-separated; default agent)")
+	fl.Var(&f.versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
+	fl.Var(&f.filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
+	fl.StringVar(&f.suiteDir, "suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
+	fl.IntVar(&f.jobs, "j", 0, "vectors run at once per run (default: number of CPUs)")
+	fl.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	fl.DurationVar(&f.grace, "grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
+	fl.DurationVar(&f.killAfter, "kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
+	fl.StringVar(&f.format, "format", "markdown", "matrix format: markdown, html or json (schemas/matrix.schema.json)")
+	fl.StringVar(&f.out, "out", "", "write the matrix to `file` (default: stdout)")
+	fl.StringVar(&f.pages, "pages", "", "write a page per implementation (NAME.md or NAME.html, as --format says) and its badges (NAME.svg, NAME.ROLE-vN.svg) into `dir`, and link the overview to them (markdown and html)")
+	fl.BoolVar(&f.readmes, "readmes", false, "also rewrite the generated block of README.md in each implementation's profile folder (the --profile of its runs), between its marker lines, from this matrix (scripts/matrix.sh does)")
+	fl.Var(&f.trends, "trend", "`NAME=DIR`: the releases of implementation NAME, from the recordings (conform record --out) in DIR's subfolders, shown on its page (repeatable)")
+	fl.Var(&f.histories, "history", "a `DIR` of saved JSON reports (NAME.*.json or NAME/*.json, as conform run --json-out writes them): each implementation's page shows its history, verdict and counts per version, oldest first (repeatable)")
+}
 
 // cmdMatrix runs `conform matrix`: implementations by vectors, for one or
 // more roles and protocol versions, from runs it makes (--impl, as parity
 // takes them, run for every --role and --version) and from saved JSON
 // reports (--from, as conform run --json-out or --format json writes them),
-// printed as Markdown, HTML or JSON. It reports and does not gate: exit 0
-// when the matrix was written whatever the verdicts in it, 2 for a usage
-// error or an invalid report, 3 when an IUT cannot be started.
+// printed as Markdown, HTML or JSON (internal/command/matrix does the
+// work). It reports and does not gate: exit 0 when the matrix was written
+// whatever the verdicts in it, 2 for a usage error or an invalid report, 3
+// when an IUT cannot be started, 130 when interrupted.
 func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	var impls, from, roles, versions, filters multiFlag
-	fl.Var(&impls, "impl", "`NAME=PROFILE_DIR|reference|COMMAND` to run for every --role and --version (repeatable; a COMMAND is split on white space, never run through a shell)")
-	fl.Var(&from, "from", "a saved JSON report, `[NAME=]FILE` (repeatable; NAME defaults to FILE's base name up to its first dot: reports/python.agent-v1.json is python)")
-	fl.Var(&roles, "role", "`roles` the --impl implementations play (repeatable or comma-separated; default agent)")
-	fl.Var(&versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
-	fl.Var(&filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
-	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
-	jobs := fl.Int("j", 0, "vectors run at once per run (default: number of CPUs)")
-	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
-	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
-	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
-	format := fl.String("format", "markdown", "matrix format: markdown, html or json (schemas/matrix.schema.json)")
-	out := fl.String("out", "", "write the matrix to `file` (default: stdout)")
-	pages := fl.String("pages", "", "write a page per implementation (NAME.md or NAME.html, as --format says) and its badges (NAME.svg, NAME.ROLE-vN.svg) into `dir`, and link the overview to them (markdown and html)")
-	readmes := fl.Bool("readmes", false, "also rewrite the generated block of README.md in each implementation's profile folder (the --profile of its runs), between its marker lines, from this matrix (scripts/matrix.sh does)")
-	var trends multiFlag
-	fl.Var(&trends, "trend", "`NAME=DIR`: the releases of implementation NAME, from the recordings (conform record --out) in DIR's subfolders, shown on its page (repeatable)")
+	var f matrixFlags
+	f.bind(fl)
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
 	}
+	cfg, err := f.config(fl, stdout, stderr)
+	if err == nil {
+		_, err = matrix.Make(ctx, cfg)
+	}
+	switch {
+	case err == nil:
+		return exitPass
+	case kiterr.CodeOf(err) == kiterr.Interrupted:
+		return exitInterrupted
+	case kiterr.CodeOf(err) == kiterr.Usage:
+		return usageError(stderr, "matrix", "%s", strings.TrimPrefix(err.Error(), string(kiterr.Usage)+": "))
+	}
+	return fail(stderr, err)
+}
+
+// config turns the parsed flags into the matrix's Config: it checks the
+// bounds and lists, opens the suite, resolves the roles and wires each
+// --impl to the way every command configures an implementation.
+// Errors: USAGE, and those of the suite and the profiles.
+func (f *matrixFlags) config(fl *flag.FlagSet, stdout, stderr io.Writer) (matrix.Config, error) {
 	if fl.NArg() > 0 {
-		return usageError(stderr, "matrix", "unexpected argument %q (give reports with --from)", fl.Arg(0))
+		return matrix.Config{}, kiterr.New(kiterr.Usage, "unexpected argument %q (give reports with --from)", fl.Arg(0))
 	}
-	if msg := checkBounds(*jobs, *timeout, *grace, *killAfter, runner.DefaultMaxLine, runner.DefaultStderrMax, runner.DefaultMaxFrames); msg != "" {
-		return usageError(stderr, "matrix", "%s", msg)
+	if msg := checkBounds(f.jobs, f.timeout, f.grace, f.killAfter, runner.DefaultMaxLine, runner.DefaultStderrMax, runner.DefaultMaxFrames); msg != "" {
+		return matrix.Config{}, kiterr.New(kiterr.Usage, "%s", msg)
 	}
-	switch *format {
-	case "markdown", "md", "html", "json":
-	default:
-		return usageError(stderr, "matrix", "--format must be markdown, html or json")
+	format := f.format
+	if format == "md" {
+		format = matrix.FormatMarkdown
 	}
-	if *pages != "" && *format == "json" {
-		return usageError(stderr, "matrix", "--pages writes Markdown or HTML pages: give --format markdown or html (the JSON matrix holds everything the pages show)")
+	cfg := matrix.Config{SuiteDir: f.suiteDir, Format: format, Out: f.out, Pages: f.pages, Readmes: f.readmes,
+		Stdout: stdout, Stderr: stderr, WriteFile: writeAtomic,
+		WriteOut: func(print func(io.Writer) error) error { return output{out: f.out}.write(stdout, print) },
+		Run:      matrix.RunOptions{Filters: f.filters, Jobs: f.jobs, Timeout: f.timeout, Grace: f.grace, KillAfter: f.killAfter}}
+	for _, name := range []string{"timeout", "grace", "kill-after"} {
+		if flagSet(fl, name) {
+			cfg.Run.Recorded = append(cfg.Run.Recorded, name)
+		}
 	}
-	if len(impls) == 0 && len(from) == 0 {
-		return usageError(stderr, "matrix", "name implementations with --impl NAME=PROFILE_DIR|reference|COMMAND or saved reports with --from FILE")
+	if err := f.lists(&cfg); err != nil {
+		return cfg, err
 	}
-	roleList, err := listFlag(roles, "")
+	list, dir, err := suiteOfAll(f.impls, f.suiteDir)
 	if err != nil {
-		return usageError(stderr, "matrix", "--role: %v", err)
+		return cfg, err
 	}
-	versionStrs, err := listFlag(versions, "1")
+	for _, im := range list {
+		cfg.Impls = append(cfg.Impls, matrixImpl(im, flagSet(fl, "timeout"), stderr))
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, err
+	}
+	if len(f.impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version") || flagSet(fl, "filter")) {
+		return cfg, kiterr.New(kiterr.Usage, "--role, --version and --filter choose what --impl runs; a saved report (--from) names its own")
+	}
+	if cfg.Suite, err = openSuite(dir, false); err != nil {
+		return cfg, err
+	}
+	for i, r := range cfg.Roles {
+		for _, v := range cfg.Versions {
+			if cfg.Roles[i], err = resolveRole(cfg.Suite, v, r); err != nil {
+				return cfg, kiterr.New(kiterr.Usage, "%v", err)
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// lists reads the repeatable flags into cfg: roles, versions, reports,
+// trends and histories. Errors: USAGE.
+func (f *matrixFlags) lists(cfg *matrix.Config) error {
+	var err error
+	if cfg.Roles, err = listFlag(f.roles, ""); err != nil {
+		return kiterr.New(kiterr.Usage, "--role: %v", err)
+	}
+	versions, err := listFlag(f.versions, "1")
 	if err != nil {
-		return usageError(stderr, "matrix", "--version: %v", err)
+		return kiterr.New(kiterr.Usage, "--version: %v", err)
 	}
-	var versionList []int
-	for _, v := range versionStrs {
+	for _, v := range versions {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return usageError(stderr, "matrix", "--version %q is not a protocol version", v)
+			return kiterr.New(kiterr.Usage, "--version %q is not a protocol version", v)
 		}
-		versionList = append(versionList, n)
+		cfg.Versions = append(cfg.Versions, n)
 	}
-	if len(impls) == 0 && (flagSet(fl, "role") || flagSet(fl, "version") || flagSet(fl, "filter")) {
-		return usageError(stderr, "matrix", "--role, --version and --filter choose what --impl runs; a saved report (--from) names its own")
+	for _, spec := range f.from {
+		cfg.From = append(cfg.From, matrix.ParseSource(spec))
 	}
-	list, dir, err := suiteOfAll(impls, *suiteDir)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	s, err := openSuite(dir, false)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	for i, r := range roleList {
-		for _, v := range versionList {
-			if roleList[i], err = resolveRole(s, v, r); err != nil {
-				return usageError(stderr, "matrix", "%v", err)
-			}
-		}
-	}
-	var inputs []runner.MatrixInput
-	for _, spec := range from {
-		name, file := fromSpec(spec)
-		data, err := input.ReadFile(file, input.MaxReport, "--from report")
+	for _, spec := range f.trends {
+		tr, err := matrix.ParseTrend(spec)
 		if err != nil {
-			return fail(stderr, err)
+			return err
 		}
-		rep, err := runner.ReadReport(s, data)
+		cfg.Trends = append(cfg.Trends, tr)
+	}
+	cfg.Histories = f.histories
+	return nil
+}
+
+// matrixImpl is im as the matrix runs it: configured as every command
+// configures an implementation, named in the run's invocation by its
+// profile or command, its report described by its profile (or as the
+// reference).
+func matrixImpl(im implementation, keepTimeout bool, stderr io.Writer) matrix.Impl {
+	return matrix.Impl{Name: im.Name, Configure: func(cfg *runner.Config) (matrix.Setup, error) {
+		prf, err := im.configure(cfg, keepTimeout, stderr)
 		if err != nil {
-			return fail(stderr, fmt.Errorf("report %s: %w", file, err))
+			return matrix.Setup{}, err
 		}
-		inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
-	}
-	start := time.Now()
-	for _, im := range list {
-		name := im.Name
-		var prf *profile.Profile
-		for _, role := range roleList {
-			for _, version := range versionList {
-				cfg := runner.Config{Suite: s, Role: role, Version: version, Filters: filters, Jobs: *jobs, Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, Implementation: name}
-				inv := []string{"run", "--role", role, "--version", strconv.Itoa(version)}
-				for _, f := range []string{"grace", "kill-after"} {
-					if flagSet(fl, f) {
-						inv = append(inv, "--"+f, fl.Lookup(f).Value.String())
-					}
-				}
-				if prf, err = im.configure(&cfg, flagSet(fl, "timeout"), stderr); err != nil {
-					return fail(stderr, err)
-				}
-				if im.Profile != "" {
-					inv = append(inv, "--profile", im.Profile)
-				} else if !im.Reference {
-					cfg.Implementation = filepath.Base(cfg.Command[0])
-				}
-				if *suiteDir != "" {
-					inv = append(inv, "--suite", *suiteDir)
-				}
-				if flagSet(fl, "timeout") {
-					inv = append(inv, "--timeout", timeout.String())
-				}
-				if im.Command != nil {
-					inv = append(inv, im.invocation(cfg.Command)...)
-				}
-				began := time.Now()
-				rep, err := runner.Run(ctx, cfg)
-				if err != nil {
-					if ctx.Err() != nil {
-						return exitInterrupted
-					}
-					return fail(stderr, err)
-				}
-				if rep.Interrupted {
-					return exitInterrupted
-				}
-				rep.Invocation = inv
-				describe(rep, prf)
-				if im.Reference {
-					describeReference(rep)
-				}
-				fmt.Fprintf(stderr, "%s, %s role, v%d: %s (%s)\n", name, role, version, rep.Verdict, time.Since(began).Round(time.Millisecond))
-				inputs = append(inputs, runner.MatrixInput{Name: name, Report: rep})
-			}
+		var s matrix.Setup
+		switch {
+		case im.Profile != "":
+			s.Profile = im.invocation(cfg.Command)
+		case im.Reference:
+			s.Describe = describeReference
+			return s, nil
+		default:
+			cfg.Implementation = filepath.Base(cfg.Command[0])
+			s.Command = im.invocation(cfg.Command)[1:]
 		}
-	}
-	m, err := runner.BuildMatrix(inputs)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	for _, spec := range trends {
-		name, dir, ok := strings.Cut(spec, "=")
-		if !ok || name == "" || dir == "" {
-			return usageError(stderr, "matrix", "--trend %q: want NAME=DIR", spec)
-		}
-		points, err := readTrend(dir)
-		if err != nil {
-			return fail(stderr, err)
-		}
-		if err := m.SetTrend(name, points); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	if *suiteDir == "" && m.Suite.Digest != s.Digest {
-		fmt.Fprintf(stderr, "conform: note: the reports were made with suite %s, not the suite embedded in conform (%s)\n", m.Suite.Digest, s.Digest)
-	}
-	if *readmes {
-		if err := writeReadmes(stderr, m, *pages); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	var opt report.MatrixOptions
-	if *pages != "" {
-		if opt, err = pageLinks(*out, *pages); err != nil {
-			return fail(stderr, err)
-		}
-		if err := writePages(m, *pages, *format, opt); err != nil {
-			return fail(stderr, err)
-		}
-	}
-	err = output{out: *out}.write(stdout, func(w io.Writer) error {
-		switch *format {
-		case "html":
-			return report.MatrixHTMLWith(w, m, opt)
-		case "json":
-			return report.MatrixJSON(w, m)
-		}
-		return report.MatrixMarkdownWith(w, m, opt)
-	})
-	if err != nil {
-		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "write matrix"))
-	}
-	if len(impls) > 0 {
-		fmt.Fprintf(stderr, "matrix of %d implementations in %s\n", len(m.Implementations), time.Since(start).Round(time.Millisecond))
-	}
-	return exitPass
+		s.Describe = func(rep *result.Report) { describe(rep, prf) }
+		return s, nil
+	}}
 }
 
 // listFlag splits each value at commas; no value gives def. An empty item
@@ -241,215 +209,4 @@ func listFlag(values []string, def string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// fromSpec splits NAME=FILE; a spec without "=" is FILE, named by its base
-// name up to the first dot.
-func fromSpec(spec string) (name, file string) {
-	if n, f, ok := strings.Cut(spec, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
-		return n, f
-	}
-	base := filepath.Base(spec)
-	if i := strings.IndexByte(base, '.'); i > 0 {
-		base = base[:i]
-	}
-	return base, spec
-}
-
-// pageLinks returns how the overview written to out (stdout when "") and
-// the pages in dir refer to each other: dir relative to out's folder, and
-// out relative to dir (without its extension; no link back when the
-// overview goes to stdout). Errors: IO when the paths cannot be related.
-func pageLinks(out, dir string) (report.MatrixOptions, error) {
-	if out == "" {
-		return report.MatrixOptions{Pages: filepath.ToSlash(filepath.Clean(dir)) + "/"}, nil
-	}
-	absOut, err := filepath.Abs(out)
-	if err == nil {
-		var absDir string
-		if absDir, err = filepath.Abs(dir); err == nil {
-			var toPages, toOverview string
-			if toPages, err = filepath.Rel(filepath.Dir(absOut), absDir); err == nil {
-				if toOverview, err = filepath.Rel(absDir, absOut); err == nil {
-					toOverview = strings.TrimSuffix(toOverview, filepath.Ext(toOverview))
-					return report.MatrixOptions{Pages: filepath.ToSlash(toPages) + "/", Overview: filepath.ToSlash(toOverview)}, nil
-				}
-			}
-		}
-	}
-	return report.MatrixOptions{}, kiterr.Wrap(kiterr.IO, err, "--pages %s beside --out %s", dir, out)
-}
-
-// writePages writes into dir (made if needed) one page per implementation
-// of m in format (NAME.md or NAME.html), its badge NAME.svg and one badge
-// per section it ran, NAME.ROLE-vN.svg, each atomically. Files of an
-// earlier matrix that this one does not write are left as they are.
-// Errors: IO.
-func writePages(m *runner.Matrix, dir, format string, opt report.MatrixOptions) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return kiterr.Wrap(kiterr.IO, err, "--pages %s", dir)
-	}
-	ext, page := ".md", report.MatrixPageMarkdown
-	if format == "html" {
-		ext, page = ".html", report.MatrixPageHTML
-	}
-	for _, impl := range m.Implementations {
-		name := impl.Name
-		if err := writeAtomic(filepath.Join(dir, name+ext), func(w io.Writer) error { return page(w, m, name, opt) }); err != nil {
-			return err
-		}
-		if err := writeAtomic(filepath.Join(dir, name+".svg"), func(w io.Writer) error { return report.MatrixBadge(w, m, name, "") }); err != nil {
-			return err
-		}
-		for _, sec := range m.Sections {
-			if !slices.ContainsFunc(sec.Columns, func(c runner.MatrixColumn) bool { return c.Name == name }) {
-				continue
-			}
-			key := fmt.Sprintf("%s-v%d", sec.Role, sec.Version)
-			if err := writeAtomic(filepath.Join(dir, name+"."+key+".svg"), func(w io.Writer) error { return report.MatrixBadge(w, m, name, key) }); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// readTrend reads the recordings in the subfolders of dir (each with a
-// recording.json, as conform record writes them) as the releases of one
-// implementation. Errors: PATH_NOT_FOUND (dir), RECORDING_INVALID and IO
-// (internal/drift), USAGE when dir holds no recording.
-func readTrend(dir string) ([]runner.TrendPoint, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "--trend %s", dir)
-	}
-	var points []runner.TrendPoint
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), drift.MetaFile)); err != nil {
-			continue
-		}
-		rec, err := drift.Read(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		mt := rec.Meta
-		label := mt.Label
-		if label == "" {
-			label = e.Name()
-		}
-		c := mt.Counts
-		points = append(points, runner.TrendPoint{Label: label, Released: mt.Released, Role: mt.Suite.Role, Version: mt.Suite.Version, Verdict: mt.Verdict,
-			Passed: c["passed"], Failed: c["failed"], XFail: c["xfail"], XPass: c["xpass"], Informational: c["informational"], NotRun: c["not_run"]})
-	}
-	if len(points) == 0 {
-		return nil, kiterr.New(kiterr.Usage, "--trend %s: no recording (a folder with %s) in it", dir, drift.MetaFile)
-	}
-	return points, nil
-}
-
-// Marker lines of the generated block of a profile's README.md.
-const (
-	readmeBegin = "<!-- conform:results begin: generated by `conform matrix --readmes` (scripts/matrix.sh) from the last CI run of this profile; do not edit -->"
-	readmeEnd   = "<!-- conform:results end -->"
-)
-
-// writeReadmes rewrites, for each implementation of m whose runs name one
-// profile folder (--profile DIR in their invocation), the generated block
-// of DIR/README.md: the lines between readmeBegin and readmeEnd become
-// report.MatrixReadme's, linked to the implementation's page in pages
-// (when given). A folder without README.md is passed over with a note.
-// Errors: USAGE (runs of one implementation with different profiles, a
-// README without both marker lines), IO.
-func writeReadmes(stderr io.Writer, m *runner.Matrix, pages string) error {
-	for _, impl := range m.Implementations {
-		dir := ""
-		for _, sec := range m.Sections {
-			for _, c := range sec.Columns {
-				if c.Name != impl.Name {
-					continue
-				}
-				p := profileOf(c.Invocation)
-				if dir != "" && p != dir {
-					return kiterr.New(kiterr.Usage, "--readmes: the runs of %q name two profiles, %s and %s", impl.Name, dir, p)
-				}
-				dir = p
-			}
-		}
-		if dir == "" {
-			continue
-		}
-		file := filepath.Join(dir, "README.md")
-		data, err := os.ReadFile(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "conform: note: %s has no README.md; no results block written\n", dir)
-			continue
-		}
-		if err != nil {
-			return kiterr.Wrap(kiterr.IO, err, "--readmes")
-		}
-		page := ""
-		if pages != "" {
-			if rel, err := filepath.Rel(dir, filepath.Join(pages, impl.Name+".md")); err == nil {
-				page = filepath.ToSlash(rel)
-			}
-		}
-		var block bytes.Buffer
-		if err := report.MatrixReadme(&block, m, impl.Name, page); err != nil {
-			return err
-		}
-		out, err := replaceBlock(string(data), block.String())
-		if err != nil {
-			return kiterr.New(kiterr.Usage, "--readmes: %s: %v", file, err)
-		}
-		if out == string(data) {
-			continue
-		}
-		if err := writeAtomic(file, func(w io.Writer) error { _, err := io.WriteString(w, out); return err }); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "matrix: wrote the results block of %s\n", file)
-	}
-	return nil
-}
-
-// profileOf returns the value of --profile in a run's invocation, or "".
-func profileOf(invocation []string) string {
-	for i, a := range invocation {
-		if a == "--" {
-			break
-		}
-		if a == "--profile" && i+1 < len(invocation) {
-			return invocation[i+1]
-		}
-	}
-	return ""
-}
-
-// replaceBlock returns doc with the lines between its readmeBegin and
-// readmeEnd lines replaced by block. Errors: a marker missing, twice, or
-// out of order.
-func replaceBlock(doc, block string) (string, error) {
-	lines := strings.SplitAfter(doc, "\n")
-	begin, end := -1, -1
-	for i, ln := range lines {
-		switch strings.TrimRight(ln, "\r\n") {
-		case readmeBegin:
-			if begin >= 0 {
-				return "", errors.New("two begin marker lines")
-			}
-			begin = i
-		case readmeEnd:
-			if end >= 0 {
-				return "", errors.New("two end marker lines")
-			}
-			end = i
-		}
-	}
-	if begin < 0 || end < begin {
-		return "", fmt.Errorf("no generated results block: add the lines %q and %q where the results go", readmeBegin, readmeEnd)
-	}
-	return strings.Join(lines[:begin+1], "") + block + strings.Join(lines[end:], ""), nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/internal/command/matrix"
 	"github.com/conform-kit/conform/internal/profile"
 )
 
@@ -43,12 +44,12 @@ func TestProfileReadmes(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc := string(data)
-		begin, end := strings.Index(doc, readmeBegin+"\n"), strings.Index(doc, readmeEnd+"\n")
-		if begin < 0 || end < begin || strings.Count(doc, readmeBegin) != 1 || strings.Count(doc, readmeEnd) != 1 {
-			t.Errorf("%s: want one generated results block (%q ... %q)", f, readmeBegin, readmeEnd)
+		begin, end := strings.Index(doc, matrix.ReadmeBegin+"\n"), strings.Index(doc, matrix.ReadmeEnd+"\n")
+		if begin < 0 || end < begin || strings.Count(doc, matrix.ReadmeBegin) != 1 || strings.Count(doc, matrix.ReadmeEnd) != 1 {
+			t.Errorf("%s: want one generated results block (%q ... %q)", f, matrix.ReadmeBegin, matrix.ReadmeEnd)
 			continue
 		}
-		block := doc[begin+len(readmeBegin)+1 : end]
+		block := doc[begin+len(matrix.ReadmeBegin)+1 : end]
 		outside := doc[:begin] + doc[end:]
 		for _, line := range strings.Split(outside, "\n") {
 			if m := handCounts.FindString(line); m != "" {
@@ -78,19 +79,5 @@ func TestProfileReadmes(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Fatalf("checked %d profile READMEs, want those of impl/", checked)
-	}
-}
-
-func TestReplaceBlock(t *testing.T) {
-	t.Parallel()
-	doc := "# x\n\n" + readmeBegin + "\nold\n" + readmeEnd + "\nrest\n"
-	got, err := replaceBlock(doc, "new\nlines\n")
-	if want := "# x\n\n" + readmeBegin + "\nnew\nlines\n" + readmeEnd + "\nrest\n"; err != nil || got != want {
-		t.Errorf("replaceBlock = %q, %v; want %q", got, err, want)
-	}
-	for _, bad := range []string{"# x\n", readmeEnd + "\n" + readmeBegin + "\n", readmeBegin + "\n" + readmeBegin + "\n" + readmeEnd + "\n"} {
-		if _, err := replaceBlock(bad, "x\n"); err == nil {
-			t.Errorf("replaceBlock(%q) = nil error, want one", bad)
-		}
 	}
 }

@@ -5,8 +5,10 @@
 // screenshot without a WebDriver, a WebSocket library or a network port.
 //
 // It implements the few commands the kit's page tests need (Target,
-// Page.navigate, Runtime.evaluate, Emulation, Page.captureScreenshot);
-// events are read and dropped. Chromium comes from the system (Debian's
+// Page.navigate, Runtime.evaluate, Emulation, Page.captureScreenshot), and
+// keeps what a page writes to its console (Runtime.consoleAPICalled,
+// Runtime.exceptionThrown, Log.entryAdded: errors, failed loads, blocked
+// content) for [Page.Console]; other events are read and dropped. Chromium comes from the system (Debian's
 // package chromium, scripts/install-chromium.sh); nothing is downloaded.
 package browser
 
@@ -62,6 +64,22 @@ type Browser struct {
 	nextID  int64
 	pending map[int64]chan reply
 	readErr error
+	// console holds each session's console entries, in arrival order.
+	console map[string][]ConsoleEntry
+}
+
+// ConsoleEntry is one message a page wrote to its console: an uncaught
+// exception, a console call, or a browser log entry (a resource that did
+// not load, content a Content-Security-Policy blocked).
+type ConsoleEntry struct {
+	// Level is "error", "warning", "info", "log", "verbose" or "debug"
+	// (an exception is "error").
+	Level string
+	// Source is where it came from: "exception", "console-api", or the
+	// Log domain's source ("network", "security", "javascript", ...).
+	Source string
+	Text   string
+	URL    string
 }
 
 type reply struct {
@@ -105,7 +123,7 @@ func Start(exe, tmp string, stderr io.Writer) (*Browser, error) {
 	}
 	cmdR.Close()
 	evW.Close()
-	b := &Browser{cmd: cmd, w: cmdW, r: evR, dir: dir, done: make(chan struct{}), pending: map[int64]chan reply{}}
+	b := &Browser{cmd: cmd, w: cmdW, r: evR, dir: dir, done: make(chan struct{}), pending: map[int64]chan reply{}, console: map[string][]ConsoleEntry{}}
 	go b.read()
 	return b, nil
 }
@@ -129,8 +147,12 @@ func (b *Browser) read() {
 		var head struct {
 			ID *int64 `json:"id"`
 		}
-		if json.Unmarshal(msg[:len(msg)-1], &head) != nil || head.ID == nil {
-			continue // an event
+		if json.Unmarshal(msg[:len(msg)-1], &head) != nil {
+			continue
+		}
+		if head.ID == nil {
+			b.event(msg[:len(msg)-1])
+			continue
 		}
 		var rep reply
 		if err := json.Unmarshal(msg[:len(msg)-1], &rep); err != nil {
@@ -144,6 +166,66 @@ func (b *Browser) read() {
 			ch <- rep
 		}
 	}
+}
+
+// event keeps a console event of a page; other events are dropped.
+func (b *Browser) event(msg []byte) {
+	var ev struct {
+		Method    string `json:"method"`
+		SessionID string `json:"sessionId"`
+		Params    struct {
+			// Runtime.consoleAPICalled
+			Type string `json:"type"`
+			Args []struct {
+				Value       any    `json:"value"`
+				Description string `json:"description"`
+			} `json:"args"`
+			// Runtime.exceptionThrown
+			ExceptionDetails struct {
+				Text      string `json:"text"`
+				URL       string `json:"url"`
+				Exception struct {
+					Description string `json:"description"`
+				} `json:"exception"`
+			} `json:"exceptionDetails"`
+			// Log.entryAdded
+			Entry struct {
+				Source string `json:"source"`
+				Level  string `json:"level"`
+				Text   string `json:"text"`
+				URL    string `json:"url"`
+			} `json:"entry"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &ev) != nil {
+		return
+	}
+	var e ConsoleEntry
+	switch ev.Method {
+	case "Runtime.consoleAPICalled":
+		e = ConsoleEntry{Level: ev.Params.Type, Source: "console-api"}
+		for _, a := range ev.Params.Args {
+			if a.Description != "" {
+				e.Text += a.Description + " "
+			} else {
+				e.Text += fmt.Sprint(a.Value) + " "
+			}
+		}
+		if e.Level == "warn" {
+			e.Level = "warning"
+		}
+	case "Runtime.exceptionThrown":
+		d := ev.Params.ExceptionDetails
+		e = ConsoleEntry{Level: "error", Source: "exception", Text: d.Text + " " + d.Exception.Description, URL: d.URL}
+	case "Log.entryAdded":
+		l := ev.Params.Entry
+		e = ConsoleEntry{Level: l.Level, Source: l.Source, Text: l.Text, URL: l.URL}
+	default:
+		return
+	}
+	b.mu.Lock()
+	b.console[ev.SessionID] = append(b.console[ev.SessionID], e)
+	b.mu.Unlock()
 }
 
 // Call sends method with params (nil: none) to the browser, or to the page
@@ -221,7 +303,32 @@ func (b *Browser) NewPage(ctx context.Context, width, height int) (*Page, error)
 	if err := p.resize(ctx, width, height); err != nil {
 		return nil, err
 	}
+	for _, domain := range []string{"Runtime.enable", "Log.enable"} {
+		if err := b.Call(ctx, p.session, domain, nil, nil); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// Console returns what the page wrote to its console so far, oldest
+// first: uncaught exceptions, console calls and browser log entries
+// (resources that did not load, content the page's policy blocked).
+func (p *Page) Console() []ConsoleEntry {
+	p.b.mu.Lock()
+	defer p.b.mu.Unlock()
+	return append([]ConsoleEntry(nil), p.b.console[p.session]...)
+}
+
+// Errors returns the entries of [Page.Console] of level "error".
+func (p *Page) Errors() []ConsoleEntry {
+	var out []ConsoleEntry
+	for _, e := range p.Console() {
+		if e.Level == "error" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (p *Page) resize(ctx context.Context, width, height int) error {

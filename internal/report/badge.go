@@ -5,17 +5,23 @@ import (
 	"html"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/result"
 )
 
 // MatrixBadge writes a static SVG badge of the implementation called name:
-// "conform" (or "conform ROLE vN" for one section) and its verdict with the
+// what it speaks for, the suite's title, the role and the classes judged
+// ("MCP server · core+tools"; "conform" and "conform ROLE vN" for reports
+// made before suites had titles and classes), and its verdict with the
 // counts of its required and recommended vectors ("certified · 54 passed",
-// "53 passed · 2 xfail", "3 failed · 50 passed"), green, amber or red. With
-// section "" the badge sums the implementation's sections and shows the
-// worst verdict; otherwise section is a key such as "agent-v1". The SVG
+// "53 passed · 2 xfail", "3 failed · 50 passed", and " · N skipped" when
+// vectors were skipped), green, amber or red. With section "" the badge
+// sums the implementation's sections, shows the worst verdict and names
+// their roles ("control protocol agent+host") and the classes judged in
+// any of them (more than four are counted: "all 8 classes", "5 of 8
+// classes"); otherwise section is a key such as "agent-v1". The SVG
 // needs no network: no font file, no script, no external reference; its
 // text is drawn in the reader's Verdana or sans-serif, and its width is
 // computed from a table of Verdana's character widths at 11 px. The same matrix gives
@@ -25,7 +31,7 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 	if err := checkName(m, name); err != nil {
 		return err
 	}
-	var verdicts []string
+	var verdicts, roles, classes, all []string
 	var c result.Counts
 	label := "conform"
 	found := false
@@ -46,12 +52,37 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 		c.XFail += s.XFail
 		c.XPass += s.XPass
 		c.NotRun += s.Required.NotRun + s.Recommended.NotRun
+		c.Skipped += s.Required.Skipped + s.Recommended.Skipped
 		if section != "" {
 			label = fmt.Sprintf("conform %s v%d", sec.Role, sec.Version)
+		}
+		if !slices.Contains(roles, sec.Role) {
+			roles = append(roles, sec.Role)
+		}
+		for _, cl := range sec.Columns[col].Certifies {
+			if !slices.Contains(classes, cl) {
+				classes = append(classes, cl)
+			}
+		}
+		for _, cl := range sec.Columns[col].Classes {
+			if !slices.Contains(all, cl.Name) {
+				all = append(all, cl.Name)
+			}
 		}
 	}
 	if !found {
 		return kiterr.New(kiterr.Usage, "%q has no run for section %q", name, section)
+	}
+	if m.Suite.Title != "" {
+		label = inert(m.Suite.Title + " " + strings.Join(roles, "+"))
+		switch {
+		case len(classes) > 0 && len(classes) <= 4:
+			label += " · " + inert(strings.Join(classes, "+"))
+		case len(classes) > 4 && len(classes) == len(all):
+			label += fmt.Sprintf(" · all %d classes", len(classes))
+		case len(classes) > 4:
+			label += fmt.Sprintf(" · %d of %d classes", len(classes), len(all))
+		}
 	}
 	verdict := worstVerdict(verdicts)
 	value, color := badgeValue(verdict, c)
@@ -60,8 +91,18 @@ func MatrixBadge(w io.Writer, m *result.Matrix, name, section string) error {
 }
 
 // badgeValue is a badge's right-hand text and colour for a verdict and the
-// summed counts.
+// summed counts, with " · N skipped" when required or recommended vectors
+// were skipped (they do not apply; a badge never hides them).
 func badgeValue(verdict string, c result.Counts) (value, color string) {
+	value, color = badgeWords(verdict, c)
+	if c.Skipped > 0 && verdict != result.VerdictInterrupted && verdict != result.VerdictInvalidInput {
+		value += fmt.Sprintf(" · %d skipped", c.Skipped)
+	}
+	return value, color
+}
+
+// badgeWords is [badgeValue] without the skipped count.
+func badgeWords(verdict string, c result.Counts) (value, color string) {
 	failed := c.Failed + c.XPass
 	switch verdict {
 	case result.VerdictCertified:

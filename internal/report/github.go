@@ -142,10 +142,14 @@ func ParityGitHub(w io.Writer, pr *result.ParityReport, opt GitHubOptions) error
 }
 
 // GitHubSummary writes r as GitHub-flavoured Markdown for the job's step
-// summary ($GITHUB_STEP_SUMMARY): the verdict, the counts per level, exact
-// parity, and a table of the vectors that did not pass (status, vector,
-// level, the finding that decided; at most 200 rows). IUT text is escaped
-// so that it renders as text.
+// summary ($GITHUB_STEP_SUMMARY): the verdict, the counts per level
+// (skipped among them), what it certifies and a table of its conformance
+// classes (judged or not, with passed, failed, excused, skipped and not
+// claimed counts) when the report has them, exact parity, a table of the vectors that did not
+// pass (status, vector, level, the finding that decided; at most 200 rows)
+// and one of the vectors skipped because they do not apply, with why (at
+// most 200 rows; never failures). IUT text is escaped so that it renders
+// as text.
 func GitHubSummary(w io.Writer, r *result.Report) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "### conform: %s\n\n", mdCell(VerdictLine(r)))
@@ -156,7 +160,7 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 	if r.ElapsedMS > 0 {
 		fmt.Fprintf(ew, ", %.1f s", float64(r.ElapsedMS)/1000)
 	}
-	fmt.Fprintf(ew, "\n\n| level | passed | failed | xfail (excused) | xpass | invalid | not run | total |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(ew, "\n\n| level | passed | failed | xfail (excused) | xpass | invalid | skipped | not run | total |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	c := r.Summary
 	for _, l := range []struct {
 		name string
@@ -165,14 +169,19 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 		if l.lc.Total == 0 {
 			continue
 		}
-		fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", l.name, l.lc.Passed, l.lc.Failed, l.lc.XFail, l.lc.XPass, l.lc.Invalid, l.lc.NotRun, l.lc.Total)
+		fmt.Fprintf(ew, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", l.name, l.lc.Passed, l.lc.Failed, l.lc.XFail, l.lc.XPass, l.lc.Invalid, l.lc.Skipped, l.lc.NotRun, l.lc.Total)
 	}
+	summaryClasses(ew, r)
 	if ran := c.ParityExact + c.ParityDiffers; ran > 0 {
 		fmt.Fprintf(ew, "\nExact parity: %d of %d vectors byte-identical with their golden files.\n", c.ParityExact, ran)
 	}
-	var rows []result.Result
+	var rows, skipped []result.Result
 	for _, res := range r.Results {
-		if res.Status != result.Pass && res.Status != result.NotRun {
+		switch res.Status {
+		case result.Pass, result.NotRun:
+		case result.Skipped:
+			skipped = append(skipped, res)
+		default:
 			rows = append(rows, res)
 		}
 	}
@@ -186,6 +195,17 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 			fmt.Fprintf(ew, "| %s | `%s` | %s | %s |\n", res.Status, mdCode(res.ID), res.Level, mdCell(summaryLine(res)))
 		}
 	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(ew, "\n#### Vectors skipped: they do not apply, and never fail (%d)\n\n| vector | level | why |\n|---|---|---|\n", len(skipped))
+		for i, res := range skipped {
+			if i == 200 {
+				fmt.Fprintf(ew, "| %d more | | see the report |\n", len(skipped)-i)
+				break
+			}
+			code, _, _, msg := result.Cause(res.Status, res.Findings, nil)
+			fmt.Fprintf(ew, "| `%s` | %s | %s |\n", mdCode(res.ID), res.Level, mdCell(code+": "+msg))
+		}
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(ew, "\n- INVALID `%s`: %s", mdCode(p.Path), mdCell(p.Code+": "+p.Message))
 	}
@@ -194,6 +214,30 @@ func GitHubSummary(w io.Writer, r *result.Report) error {
 	}
 	fmt.Fprintln(ew)
 	return ew.err
+}
+
+// summaryClasses writes what a run certifies and a table of its classes,
+// when its report has them.
+func summaryClasses(w io.Writer, r *result.Report) {
+	if len(r.Classes) == 0 {
+		return
+	}
+	certifies := "nothing"
+	if len(r.Certifies) > 0 {
+		certifies = "[" + mdCell(strings.Join(r.Certifies, ", ")) + "]"
+	}
+	fmt.Fprintf(w, "\nCertifies %s.\n\n| class | judged | passed | failed | excused | skipped | not claimed | total |\n|---|---|---:|---:|---:|---:|---:|---:|\n", certifies)
+	for _, cl := range r.Classes {
+		how := mdCell(strings.ReplaceAll(cl.How, "-", " "))
+		judged := "no (" + how + ")"
+		if cl.Judged {
+			judged = "yes (" + how + ")"
+		}
+		if cl.Contradicted {
+			judged += ", claim contradicted"
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %d | %d | %d | %d | %d | %d |\n", mdCode(cl.Name), judged, cl.Passed, cl.Failed, cl.XFail, cl.Skipped, cl.NotClaimed, cl.Total)
+	}
 }
 
 // ParityGitHubSummary writes a parity run as Markdown for the step

@@ -68,11 +68,17 @@ type junitText struct {
 }
 
 // JUnit writes r as JUnit XML: one testsuite per run, one testcase per
-// vector (classname "conform.v<N>.<role>"). Failing vectors get <failure>
+// vector (classname "conform.v<N>.<role>", and ".<class>" when the vector
+// has a conformance class, so that CI tools group the cases by class); a
+// report with classes has a "certifies" property (the judged classes) and
+// one "class NAME" property per class saying how it did ([ClassesLine]). Failing vectors get <failure>
 // (FAIL, SCHEMA_VIOLATION, PROTOCOL_ERROR, XPASS) or <error> (CRASH,
 // TIMEOUT, INVALID), whose message is the finding that decided the status;
-// XFAIL, NOT_RUN and informational vectors that did not pass are <skipped>
-// with the reason as text; passing vectors are plain cases. Each Problem
+// XFAIL, NOT_RUN, SKIPPED and informational vectors that did not pass are
+// <skipped> with the reason as text (a SKIPPED vector: "skipped, LEVEL:
+// CODE: why", with its own level and the note that says why, such as
+// CLASS_NOT_CLAIMED or REQUIREMENT_UNMET; never a failure); passing vectors
+// are plain cases. Each Problem
 // (suite input that could not be used) is one more case with <error> type
 // INVALID, named by its path; each stale expected-failure entry is one
 // with <error> type STALE; an interrupted run has one with <error> type
@@ -123,6 +129,7 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	if r.Shard != nil {
 		s.Properties = append(s.Properties, junitProperty{"shard", fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count)})
 	}
+	s.Properties = append(s.Properties, classProperties(r)...)
 	add := func(c junitCase) {
 		s.Tests++
 		switch {
@@ -141,7 +148,11 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	}
 	preflightShown := false
 	for _, res := range r.Results {
-		add(junitCaseOf(res, class, notRun))
+		cls := class
+		if res.Class != "" {
+			cls += "." + sanitize(res.Class)
+		}
+		add(junitCaseOf(res, cls, notRun))
 		if r.Preflight != nil && res.ID == r.Preflight.ID {
 			preflightShown = true
 		}
@@ -176,6 +187,19 @@ func junitSuiteOf(r *result.Report) junitSuite {
 	return s
 }
 
+// classProperties are the properties of a report with classes: what it
+// certifies and how each class did ([ClassesLine]); none without classes.
+func classProperties(r *result.Report) []junitProperty {
+	if len(r.Classes) == 0 {
+		return nil
+	}
+	props := []junitProperty{{"certifies", sanitize(strings.Join(r.Certifies, ", "))}}
+	for _, c := range r.Classes {
+		props = append(props, junitProperty{"class " + sanitize(c.Name), sanitize(ClassesLine([]result.ClassResult{c}))})
+	}
+	return props
+}
+
 // junitCaseOf maps one result to its test case; notRun is the text of a
 // NOT_RUN result's <skipped>.
 func junitCaseOf(res result.Result, class, notRun string) junitCase {
@@ -188,6 +212,8 @@ func junitCaseOf(res result.Result, class, notRun string) junitCase {
 		c.SystemOut = body
 	case res.Status == result.NotRun:
 		c.Skipped = &junitText{Body: notRun}
+	case res.Status == result.Skipped:
+		c.Skipped = &junitText{Body: skipReason(res)}
 	case !res.Failed():
 		c.Skipped = &junitText{Body: fmt.Sprintf("informational: %s", res.Status)}
 		c.SystemOut = body
@@ -200,6 +226,20 @@ func junitCaseOf(res result.Result, class, notRun string) junitCase {
 		c.SystemErr = sanitize(res.Stderr)
 	}
 	return c
+}
+
+// skipReason is the <skipped> text of a SKIPPED result: its level and the
+// note that says why it was not run.
+func skipReason(res result.Result) string {
+	code, _, _, msg := result.Cause(res.Status, res.Findings, nil)
+	why := code
+	if msg != "" {
+		why += ": " + msg
+	}
+	if code == string(result.Skipped) {
+		why = "it does not apply to this implementation"
+	}
+	return sanitize(fmt.Sprintf("skipped, %s: %s", res.Level, why))
 }
 
 // summaryLine is a failure's headline: the first finding that carries the

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/internal/compare"
@@ -35,7 +37,16 @@ type MatrixOptions struct {
 	// Overview is the overview's file, relative to the pages ("../matrix"),
 	// without extension; a page links back to it. "" writes no link back.
 	Overview string
+	// Suite is where the suite's files are, relative to the pages (or an
+	// http or https URL), ending in "/": each vector a page lists links
+	// to Suite + its suite-relative path. "" leaves vector files unlinked.
+	Suite string
 }
+
+// DocsURL is where the kit's documents are read on the web: a page links
+// each finding code to its section of docs/findings.md there, so that the
+// link holds wherever the page is copied.
+const DocsURL = "https://" + result.ModulePath + "/blob/main/"
 
 // matrixView is what the overview shows: the matrix with every string that
 // came from a report made inert ([inert]).
@@ -62,12 +73,45 @@ type implView struct {
 	Sections               []implSection
 	Trend                  []trendView
 	SuiteName, SuiteDigest string
+	// Homepage is the implementation's homepage (an http or https URL,
+	// else ""); Artifact, ArtifactURI and ArtifactDigest the released file
+	// its profile pins ("" when none).
+	Homepage                              string
+	Artifact, ArtifactURI, ArtifactDigest string
+	// BadgeMarkdown is the Markdown that shows its badge, to copy ("" inline).
+	BadgeMarkdown string
+	// History is its saved reports, oldest first.
+	History []historyView
+	// Bar is its required and recommended vectors, summed over its
+	// sections, as the segments of a stacked bar; Failed and Skipped
+	// count them for the overview's order.
+	Bar             []barSegment
+	Failed, Skipped int
+}
+
+// barSegment is one part of an implementation's stacked bar: its kind
+// (a fixed CSS class), the number of vectors and its width in tenths of a
+// percent.
+type barSegment struct {
+	Class, Label string
+	N, Tenths    int
+}
+
+// Percent is the segment's width in percent, "12.3".
+func (b barSegment) Percent() string { return fmt.Sprintf("%d.%d", b.Tenths/10, b.Tenths%10) }
+
+// historyView is one saved report of an implementation's history.
+type historyView struct {
+	Version, Date, Suite, Verdict, Certifies string
+	Passed, Failed, XFail, Skipped, NotRun   int
 }
 
 // implCell is one cell of the overview's implementations table: the
 // verdict and counts of one section, or nothing.
 type implCell struct {
 	Verdict, Counts string
+	// Certifies is the judged classes, "core+tools" ("" without classes).
+	Certifies string
 }
 
 // implSection is one of an implementation's sections on its page.
@@ -81,14 +125,36 @@ type implSection struct {
 	// empty kinds but for "failed", which is always there.
 	Groups []causeGroup
 	Badge  string
+	// Date is the day the run started (YYYY-MM-DD UTC, from the report:
+	// the same reports give the same page), Kit the conform build that
+	// made it; "" when the report does not say.
+	Date, Kit string
+	// Certifies names the judged classes ("core, tools"; "" for a report
+	// without classes); Classes is the compliance table, one row per
+	// class of the run.
+	Certifies string
+	Classes   []classRow
+}
+
+// classRow is one conformance class of a run on its page.
+type classRow struct {
+	Name, Title, Source, URL string
+	// How is how it came to be judged or not: claimed, derived, always,
+	// not claimed.
+	How                                                string
+	Judged, Contradicted                               bool
+	Passed, Failed, XFail, Skipped, NotClaimed, NotRun int
+	Informational, Total                               int
+	RequiredPassed, RequiredTotal                      int
+	RecommendedPassed, RecommendedTotal                int
 }
 
 // levelRow is one level's counts on a page.
 type levelRow struct {
-	Level                                string
-	Passed, XFail, Failed, NotRun, Total int
-	XPass, Invalid                       int
-	Informational                        bool
+	Level                                         string
+	Passed, XFail, Failed, Skipped, NotRun, Total int
+	XPass, Invalid                                int
+	Informational                                 bool
 }
 
 // causeGroup is the causes of one kind.
@@ -113,6 +179,10 @@ type causeView struct {
 	Vectors              []causeVectorView
 	Repro                string
 	Informational, Quiet bool
+	// Doc is the code's section of docs/findings.md ([DocsURL]).
+	Doc string
+	// Class is the class not judged, for a CLASS_NOT_CLAIMED cause.
+	Class string
 }
 
 // causeVectorView is one vector of a cause, with what its cell holds.
@@ -121,6 +191,19 @@ type causeVectorView struct {
 	Findings                 []string
 	Differences              []string
 	MoreDifferences          int
+	// Path is the vector's suite-relative file, File its link ("" when
+	// the pages do not know where the suite is); Source the section it
+	// rests on, Spec an http(s) URL of it: the one its source names,
+	// else its class's (suite.json classes url); VClass its class.
+	Path, File, Source, Spec, VClass string
+	// Sides are its normative differences, golden and actual values side
+	// by side (at most matrixDiffsMax).
+	Sides []sideView
+}
+
+// sideView is one difference with its golden and actual values.
+type sideView struct {
+	Where, Kind, Golden, Actual string
 }
 
 // trendView is one release of an implementation's trend.
@@ -200,11 +283,12 @@ func newMatrixView(m *result.Matrix, o MatrixOptions, ext string) matrixView {
 		iv := newImplView(m, impl.Name, o, ext)
 		v.Implementations = append(v.Implementations, iv)
 	}
+	byName := slices.Clone(v.Implementations)
 	for _, sec := range m.Sections {
 		sv := sectionView{Key: sectionKey(sec), Title: sectionTitle(sec)}
 		links := make([]map[string]string, len(sec.Columns))
 		for i, c := range sec.Columns {
-			iv := v.Implementations[slices.IndexFunc(m.Implementations, func(mi result.MatrixImplementation) bool { return mi.Name == c.Name })]
+			iv := byName[slices.IndexFunc(m.Implementations, func(mi result.MatrixImplementation) bool { return mi.Name == c.Name })]
 			sv.Columns = append(sv.Columns, columnView{Name: inert(c.Name), Link: iv.Link})
 			links[i] = causeLinks(iv, sv.Key)
 		}
@@ -224,6 +308,7 @@ func newMatrixView(m *result.Matrix, o MatrixOptions, ext string) matrixView {
 		}
 		v.Sections = append(v.Sections, sv)
 	}
+	sortImplementations(v.Implementations)
 	return v
 }
 
@@ -270,7 +355,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		Name: inert(impl.Name), Implementation: inert(impl.Implementation),
 		Version: inert(impl.Version), Language: inert(impl.Language),
 		Source: safeURL(impl.Source), Issues: safeURL(impl.Issues),
-		Anchor:    "impl-" + impl.Name,
+		Anchor: "impl-" + impl.Name, Homepage: safeURL(impl.Homepage),
 		SuiteName: inert(m.Suite.Name), SuiteDigest: inert(m.Suite.Digest),
 	}
 	switch {
@@ -281,12 +366,17 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 	default:
 		iv.Link = o.Pages + impl.Name + ext
 		iv.Badge = impl.Name + ".svg"
+		iv.BadgeMarkdown = "![conform: " + impl.Name + "](" + iv.Badge + ")"
 		if o.Overview != "" {
 			iv.Overview = o.Overview + ext
 		}
 	}
+	if a := impl.Artifact; a != nil {
+		iv.Artifact, iv.ArtifactURI, iv.ArtifactDigest = inert(a.Name), safeURL(a.URI), inert(a.Digest)
+	}
 	prefix := implPrefix(impl.Name, inline)
 	var verdicts []string
+	var sum result.Counts
 	for _, sec := range m.Sections {
 		col := slices.IndexFunc(sec.Columns, func(c result.MatrixColumn) bool { return c.Name == name })
 		if col < 0 {
@@ -295,14 +385,21 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		}
 		c := sec.Columns[col]
 		verdicts = append(verdicts, c.Verdict)
-		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary)})
-		is := newImplSection(sec, col, prefix)
+		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary), Certifies: inert(strings.Join(c.Certifies, "+"))})
+		sum = addCounts(sum, c.Summary)
+		is := newImplSection(sec, col, prefix, o)
 		if inline {
 			is.Badge = ""
 		}
 		iv.Sections = append(iv.Sections, is)
 	}
 	iv.Verdict = worstVerdict(verdicts)
+	iv.Bar, iv.Failed, iv.Skipped = bar(sum), sum.Failed+sum.XPass, sum.Required.Skipped+sum.Recommended.Skipped
+	for _, p := range impl.History {
+		iv.History = append(iv.History, historyView{Version: inert(p.Version), Date: inert(p.Date), Verdict: inert(p.Verdict), Certifies: inert(strings.Join(p.Certifies, ", ")),
+			Suite:  fmt.Sprintf("%s role, protocol v%d", inert(p.Role), p.SuiteVersion),
+			Passed: p.Passed, Failed: p.Failed, XFail: p.XFail, Skipped: p.Skipped, NotRun: p.NotRun})
+	}
 	for _, p := range impl.Trend {
 		iv.Trend = append(iv.Trend, trendView{Label: inert(p.Label), Released: inert(p.Released), Verdict: inert(p.Verdict),
 			Suite:  fmt.Sprintf("%s role, protocol v%d", inert(p.Role), p.Version),
@@ -312,7 +409,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 }
 
 // newImplSection is the column col of sec on its implementation's page.
-func newImplSection(sec result.MatrixSection, col int, prefix string) implSection {
+func newImplSection(sec result.MatrixSection, col int, prefix string, o MatrixOptions) implSection {
 	c := sec.Columns[col]
 	s := c.Summary
 	key := sectionKey(sec)
@@ -323,6 +420,26 @@ func newImplSection(sec result.MatrixSection, col int, prefix string) implSectio
 		Notes:      columnNotes(c),
 		Badge:      c.Name + "." + key + ".svg",
 	}
+	if !c.Started.IsZero() {
+		is.Date = c.Started.UTC().Format(time.DateOnly)
+	}
+	if c.Kit.Version != "" {
+		is.Kit = inert(c.Kit.String())
+	}
+	is.Certifies = inert(strings.Join(c.Certifies, ", "))
+	classURL := map[string]string{}
+	for _, cl := range c.Classes {
+		how := cl.How
+		if how == result.HowNotClaimed {
+			how = "not claimed"
+		}
+		is.Classes = append(is.Classes, classRow{Name: inert(cl.Name), Title: inert(cl.Title), Source: inert(clipText(cl.Source)), URL: safeURL(cl.URL),
+			How: inert(how), Judged: cl.Judged, Contradicted: cl.Contradicted,
+			Passed: cl.Passed, Failed: cl.Failed, XFail: cl.XFail, Skipped: cl.Skipped, NotClaimed: cl.NotClaimed, NotRun: cl.NotRun,
+			Informational: cl.Informational, Total: cl.Total,
+			RequiredPassed: cl.Required.Passed, RequiredTotal: cl.Required.Total, RecommendedPassed: cl.Recommended.Passed, RecommendedTotal: cl.Recommended.Total})
+		classURL[cl.Name] = safeURL(cl.URL)
+	}
 	for _, l := range []struct {
 		name string
 		lc   result.LevelCounts
@@ -330,14 +447,12 @@ func newImplSection(sec result.MatrixSection, col int, prefix string) implSectio
 		if l.lc.Total == 0 {
 			continue
 		}
-		is.Levels = append(is.Levels, levelRow{Level: l.name, Passed: l.lc.Passed, XFail: l.lc.XFail, Failed: l.lc.Failed, NotRun: l.lc.NotRun,
+		is.Levels = append(is.Levels, levelRow{Level: l.name, Passed: l.lc.Passed, XFail: l.lc.XFail, Failed: l.lc.Failed, Skipped: l.lc.Skipped, NotRun: l.lc.NotRun,
 			Total: l.lc.Total, XPass: l.lc.XPass, Invalid: l.lc.Invalid, Informational: l.name == result.LevelInformational})
 	}
-	cells := map[string]result.MatrixCell{}
-	levels := map[string]string{}
+	rows := map[string]result.MatrixRow{}
 	for _, row := range sec.Rows {
-		cells[row.ID] = row.Cells[col]
-		levels[row.ID] = row.Level
+		rows[row.ID] = row
 	}
 	n := 0
 	for _, kind := range result.CauseKinds {
@@ -353,6 +468,10 @@ func newImplSection(sec result.MatrixSection, col int, prefix string) implSectio
 				Message: inert(clipText(cause.Message)), OtherMessages: cause.Messages - 1,
 				Repro: inert(shellQuote(cause.Repro)), Informational: kind == result.CauseInformational, Quiet: g.Quiet,
 			}
+			cv.Class = inert(cause.Class)
+			if kind != result.CauseAllowed && isCode(cause.Code) {
+				cv.Doc = DocsURL + DocLink(cause.Code)
+			}
 			for _, r := range cause.Reasons {
 				cv.Reasons = append(cv.Reasons, inert(clipText(r)))
 			}
@@ -361,7 +480,7 @@ func newImplSection(sec result.MatrixSection, col int, prefix string) implSectio
 					seen[vec.ID] = true
 					g.Vectors++
 				}
-				cv.Vectors = append(cv.Vectors, causeVectorOf(vec, cells[vec.ID], kind))
+				cv.Vectors = append(cv.Vectors, causeVectorOf(vec, rows[vec.ID], col, kind, o, classURL))
 			}
 			g.Causes = append(g.Causes, cv)
 		}
@@ -377,10 +496,33 @@ func newImplSection(sec result.MatrixSection, col int, prefix string) implSectio
 	return is
 }
 
-// causeVectorOf is one vector of a cause with its cell's findings and
-// differences (the allowed ones only for an allowed cause).
-func causeVectorOf(vec result.CauseVector, c result.MatrixCell, kind string) causeVectorView {
-	v := causeVectorView{ID: inert(vec.ID), Level: inert(vec.Level), Status: string(vec.Status), Class: cellClass(vec.Level, vec.Status)}
+// causeVectorOf is one vector of a cause with its cell (column col of
+// row)'s findings and differences (the allowed ones only for an allowed
+// cause), its file and source, and its normative differences side by side.
+func causeVectorOf(vec result.CauseVector, row result.MatrixRow, col int, kind string, o MatrixOptions, classURL map[string]string) causeVectorView {
+	var c result.MatrixCell
+	if col < len(row.Cells) {
+		c = row.Cells[col]
+	}
+	v := causeVectorView{ID: inert(vec.ID), Level: inert(vec.Level), Status: string(vec.Status), Class: cellClass(vec.Level, vec.Status),
+		Path: inert(row.Path), Source: inert(clipText(row.Source)), Spec: specURL(row.Source), VClass: inert(row.Class)}
+	if v.Spec == "" {
+		v.Spec = classURL[row.Class]
+	}
+	if v.Path != "" && o.Suite != "" && safePath(row.Path) {
+		v.File = o.Suite + row.Path
+	}
+	for _, d := range c.Differences {
+		if !d.Normative || len(v.Sides) == matrixDiffsMax {
+			continue
+		}
+		where := d.Frame
+		if d.Pointer != "" {
+			where += " " + d.Pointer
+		}
+		v.Sides = append(v.Sides, sideView{Where: inert(strings.TrimSpace(where)), Kind: d.Kind,
+			Golden: inert(clipText(orNone(string(d.Golden)))), Actual: inert(clipText(orNone(string(d.Actual))))})
+	}
 	for _, f := range c.Findings {
 		v.Findings = append(v.Findings, inert(clipText(string(f.Status)+" "+f.Code+": "+f.Message)))
 	}
@@ -407,6 +549,8 @@ func causeTitle(kind string) string {
 		return "Expected failures"
 	case result.CauseInformational:
 		return "Informational vectors that differ from their golden files (never decide the verdict)"
+	case result.CauseSkipped:
+		return "Skipped: not run, as they do not apply (a class not claimed, a requirement not met; never a failure)"
 	}
 	return "Allowed differences (conformance passed; exact parity only)"
 }
@@ -449,17 +593,130 @@ func columnNotes(c result.MatrixColumn) []string {
 }
 
 // shortCounts is the overview's counts of a column: required and
-// recommended vectors passed, excused, failed and not run.
+// recommended vectors passed, excused, failed, skipped and not run.
 func shortCounts(s result.Counts) string {
 	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
 	if s.XFail > 0 {
 		parts = append(parts, fmt.Sprintf("%d xfail", s.XFail))
 	}
 	parts = append(parts, fmt.Sprintf("%d failed", s.Failed+s.XPass))
+	if n := s.Required.Skipped + s.Recommended.Skipped; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", n))
+	}
 	if n := s.Required.NotRun + s.Recommended.NotRun; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", n))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// addCounts sums the counts a page's bar and the overview's order use.
+func addCounts(a, b result.Counts) result.Counts {
+	a.Passed += b.Passed
+	a.Failed += b.Failed
+	a.XFail += b.XFail
+	a.XPass += b.XPass
+	a.Required.Skipped += b.Required.Skipped
+	a.Recommended.Skipped += b.Recommended.Skipped
+	a.Required.NotRun += b.Required.NotRun
+	a.Recommended.NotRun += b.Recommended.NotRun
+	a.Required.Invalid += b.Required.Invalid
+	a.Recommended.Invalid += b.Recommended.Invalid
+	return a
+}
+
+// bar is the stacked bar of summed counts: passed, excused, failed,
+// skipped and not run required and recommended vectors, the empty ones
+// left out; the widths, in tenths of a percent, add up to 100 % (the last
+// takes what rounding left).
+func bar(c result.Counts) []barSegment {
+	parts := []barSegment{
+		{Class: "bar-pass", Label: "passed", N: c.Passed},
+		{Class: "bar-xfail", Label: "expected failures", N: c.XFail},
+		{Class: "bar-fail", Label: "failed", N: c.Failed + c.XPass},
+		{Class: "bar-skip", Label: "skipped", N: c.Required.Skipped + c.Recommended.Skipped},
+		{Class: "bar-notrun", Label: "not run", N: c.Required.NotRun + c.Recommended.NotRun},
+	}
+	total := 0
+	for _, p := range parts {
+		total += p.N
+	}
+	var out []barSegment
+	left := 1000
+	for _, p := range parts {
+		if p.N > 0 {
+			p.Tenths = p.N * 1000 / total
+			left -= p.Tenths
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		out[len(out)-1].Tenths += left
+	}
+	return out
+}
+
+// sortImplementations orders the overview's implementations by verdict
+// (best first), then by fewest failed vectors, then fewest skipped, then
+// as given.
+func sortImplementations(impls []implView) {
+	slices.SortStableFunc(impls, func(a, b implView) int {
+		ra, rb := slices.Index(verdictRank, a.Verdict), slices.Index(verdictRank, b.Verdict)
+		if a.Verdict == "" {
+			ra = len(verdictRank)
+		}
+		if b.Verdict == "" {
+			rb = len(verdictRank)
+		}
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.Failed, b.Failed), cmp.Compare(a.Skipped, b.Skipped))
+	})
+}
+
+// isCode reports whether s has the form of a finding code or difference
+// kind (UPPER_SNAKE), which docs/findings.md has a section for.
+func isCode(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// specURL is the first http or https URL in a vector's source ([safeURL]),
+// or "".
+func specURL(source string) string {
+	for _, f := range strings.FieldsFunc(source, func(r rune) bool { return r == ' ' || r == '(' || r == ')' || r == ',' || r == ';' }) {
+		f = strings.TrimRight(f, ".")
+		if u := safeURL(f); u != "" {
+			return u
+		}
+	}
+	return ""
+}
+
+// safePath reports whether a suite-relative path can go into a link as it
+// is: letters, digits and "._-/" only, relative, and no "..".
+func safePath(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
+		return false
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// orNone is s, or "(none)" when s is empty (a member absent on one side).
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // verdictRank orders verdicts from the best to the worst.
@@ -498,6 +755,8 @@ func cellClass(level string, s result.Status) string {
 		return "st-xfail"
 	case result.NotRun:
 		return "st-notrun"
+	case result.Skipped:
+		return "st-skip"
 	case "":
 		return "st-none"
 	}

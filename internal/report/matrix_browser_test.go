@@ -28,8 +28,8 @@ const pageTitle = "conform certification matrix"
 
 // allowedTags are the elements the matrix pages are made of; anything else
 // in the rendered DOM was injected.
-var allowedTags = []string{"a", "b", "body", "br", "code", "details", "div", "h1", "h2", "h3", "h4", "head", "html", "li", "meta",
-	"ol", "p", "section", "span", "style", "summary", "table", "tbody", "td", "th", "thead", "title", "tr", "ul"}
+var allowedTags = []string{"a", "b", "body", "br", "code", "details", "div", "h1", "h2", "h3", "h4", "head", "html", "img", "li", "meta",
+	"ol", "p", "section", "span", "style", "summary", "table", "tbody", "td", "th", "thead", "time", "title", "tr", "ul"}
 
 // domProbe is evaluated in the loaded page by the test (the page itself has
 // no script). It returns what a person would see: the title, every element
@@ -46,6 +46,7 @@ const domProbe = `(() => {
     tags: [...new Set(all.map(e => e.localName))].sort(),
     handlers: all.flatMap(e => [...e.attributes].filter(a => a.name.startsWith("on")).map(a => e.localName + "." + a.name)),
     links: [...document.querySelectorAll("a")].map(a => a.getAttribute("href")),
+    images: [...document.images].map(i => ({src: i.getAttribute("src"), loaded: i.complete && i.naturalWidth > 0})),
     ids: all.map(e => e.id).filter(id => id),
     bidi: /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(text),
     controls: /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/.test(text),
@@ -160,6 +161,14 @@ type dom struct {
 		Rows    []domRow `json:"rows"`
 	} `json:"sections"`
 	Pages []domPage `json:"pages"`
+	// Errors are what the page wrote to its console at level error
+	// (filled from the browser, not by domProbe).
+	Errors []string `json:"-"`
+	// Images are the src of each img and whether it loaded.
+	Images []struct {
+		Src    string `json:"src"`
+		Loaded bool   `json:"loaded"`
+	} `json:"images"`
 }
 
 // inertProblems returns every way the page d lets text act: scripts,
@@ -184,11 +193,19 @@ func inertProblems(d dom, title string) []string {
 	}
 	for _, l := range d.Links {
 		local := strings.HasPrefix(l, "#") && slices.Contains(d.IDs, l[1:])
-		page := !strings.Contains(l, ":") && strings.Contains(l, ".html")
+		page := !strings.Contains(l, ":") && (strings.Contains(l, ".html") || strings.HasSuffix(l, ".json"))
 		web := strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
 		if !local && !page && !web {
-			bad("link to %q: only the page's own anchors, its pages and http(s) URLs are links", l)
+			bad("link to %q: only the page's own anchors, its pages, vector files and http(s) URLs are links", l)
 		}
+	}
+	for _, img := range d.Images {
+		if strings.Contains(img.Src, ":") || !strings.HasSuffix(img.Src, ".svg") || !img.Loaded {
+			bad("image %q (loaded %v): only the page's own badge, loaded from beside it", img.Src, img.Loaded)
+		}
+	}
+	for _, e := range d.Errors {
+		bad("console error: %s", e)
 	}
 	if d.Bidi || d.Controls {
 		bad("raw bidi (%v) or control (%v) characters in the page's text", d.Bidi, d.Controls)
@@ -206,7 +223,7 @@ func pageProblems(d dom, m *runner.Matrix) []string {
 		bad("implementations table has %d rows, want %d", len(d.Impls), len(m.Implementations))
 	}
 	for i, r := range d.Impls {
-		if want := 2 + len(m.Sections); r.Cells != want {
+		if want := 3 + len(m.Sections); r.Cells != want {
 			bad("implementations row %d has %d cells, want %d", i, r.Cells, want)
 		}
 	}
@@ -284,6 +301,11 @@ func openPage(t *testing.T, ctx context.Context, b *browser.Browser, file, shot 
 	var d dom
 	if err := p.Eval(ctx, domProbe, &d); err != nil {
 		t.Fatal(err)
+	}
+	// Console events may trail the load a little.
+	time.Sleep(200 * time.Millisecond)
+	for _, e := range p.Errors() {
+		d.Errors = append(d.Errors, e.Source+": "+e.Text+" "+e.URL)
 	}
 	png, err := p.Screenshot(ctx, width, 6000)
 	if err != nil {
@@ -452,6 +474,14 @@ func TestImplementationPageInBrowser(t *testing.T) {
 	if err := os.WriteFile(htmlPath, page.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Its badge, beside it, as conform matrix --pages writes it.
+	var badge bytes.Buffer
+	if err := report.MatrixBadge(&badge, m, name, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".svg"), badge.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	b, err := browser.Start(exe, t.TempDir(), nil)
@@ -465,6 +495,9 @@ func TestImplementationPageInBrowser(t *testing.T) {
 	}
 	if len(d.Pages) != 1 || len(d.Pages[0].Sections) != 1 {
 		t.Fatalf("the page shows %d implementations, want 1 with 1 section: %+v", len(d.Pages), d.Pages)
+	}
+	if len(d.Images) != 1 || d.Images[0].Src != name+".svg" || !d.Images[0].Loaded {
+		t.Errorf("images %+v, want the badge %s.svg, loaded", d.Images, name)
 	}
 	pg, sec := d.Pages[0], d.Pages[0].Sections[0]
 	if pg.Name != name || pg.Verdict != rep.Verdict || sec.Verdict != rep.Verdict || sec.Key != "host-v1" {
@@ -489,7 +522,7 @@ func TestImplementationPageInBrowser(t *testing.T) {
 			xfail = "—"
 		}
 		want[level] = map[string]string{"passed": fmt.Sprint(lc.Passed), "xfail": xfail, "failed": fmt.Sprint(lc.Failed + lc.XPass),
-			"not_run": fmt.Sprint(lc.NotRun), "total": fmt.Sprint(lc.Total)}
+			"skipped": fmt.Sprint(lc.Skipped), "not_run": fmt.Sprint(lc.NotRun), "total": fmt.Sprint(lc.Total)}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("counts by level (-report +page):\n%s", diff)

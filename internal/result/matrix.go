@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/kiterr"
@@ -29,10 +30,14 @@ type MatrixInput struct {
 // schemas/matrix.schema.json.
 //
 // A Matrix holds only what does not change from run to run of the same
-// implementations: no durations, no stderr, no exit details, no canonical
-// bytes, no notes (findings without a status, such as HOST_SENT, which
-// quotes the host's random request ids, or IUT_LINGERED); so two matrices
-// of the same deterministic implementations are byte for byte equal.
+// implementations, but for the date and kit of each run
+// ([MatrixColumn.Started], [MatrixColumn.Kit]): no durations, no stderr,
+// no exit details, no canonical bytes, no notes (findings without a
+// status, such as HOST_SENT, which quotes the host's random request ids,
+// or IUT_LINGERED) but the one that says why a vector was SKIPPED; so the
+// same reports always give the same matrix, byte for byte, and two runs of
+// the same deterministic implementations differ only in their dates and
+// kits.
 type Matrix struct {
 	// Suite is the suite every report was made with.
 	Suite MatrixSuite `json:"suite"`
@@ -47,6 +52,10 @@ type Matrix struct {
 type MatrixSuite struct {
 	Name   string `json:"name"`
 	Digest string `json:"digest"`
+	// Title is the suite's short name for people ("MCP"; the first
+	// report's [SuiteInfo.Title], "" when none gives one): badges and
+	// pages name the suite by it.
+	Title string `json:"title,omitempty"`
 }
 
 // MatrixImplementation is one implementation of a matrix.
@@ -64,10 +73,86 @@ type MatrixImplementation struct {
 	Language string `json:"language,omitempty"`
 	Source   string `json:"source,omitempty"`
 	Issues   string `json:"issues,omitempty"`
+	// Homepage and Artifact are what its profile says (profile.json
+	// "homepage" and "artifact": the released file it pins, with its
+	// digest), when conform matrix could read the profile its runs name;
+	// "" and nil otherwise.
+	Homepage string          `json:"homepage,omitempty"`
+	Artifact *MatrixArtifact `json:"artifact,omitempty"`
 	// Trend is how the implementation did across its releases, oldest
 	// first, where recordings of several releases exist ([Matrix.SetTrend];
 	// conform matrix --trend); nil otherwise.
 	Trend []TrendPoint `json:"trend,omitempty"`
+	// History is its saved reports, oldest first ([Matrix.AddHistory];
+	// conform matrix --history DIR); nil otherwise.
+	History []HistoryPoint `json:"history,omitempty"`
+}
+
+// HistoryPoint is one saved report of an implementation: the version it
+// names, its run date, suite role and version, verdict and counts.
+type HistoryPoint struct {
+	// Version is the report's implementation version, else its
+	// implementation name (a profile's text names the version).
+	Version string `json:"version"`
+	// Date is the day the run started (YYYY-MM-DD, UTC; "" when the
+	// report does not say).
+	Date string `json:"date,omitempty"`
+	// Role and SuiteVersion are the suite role and protocol version.
+	Role         string `json:"role"`
+	SuiteVersion int    `json:"suite_version"`
+	// Verdict is the report's verdict, Certifies the classes it judged.
+	Verdict   string   `json:"verdict"`
+	Certifies []string `json:"certifies,omitempty"`
+	// Passed, Failed (with XPASS), XFail, Skipped and NotRun count the
+	// report's results as [Counts] does.
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	XFail   int `json:"xfail"`
+	Skipped int `json:"skipped"`
+	NotRun  int `json:"not_run"`
+}
+
+// HistoryPointOf is the history point of rep.
+func HistoryPointOf(rep *Report) HistoryPoint {
+	v := rep.Implementation.Version
+	if v == "" {
+		v = rep.Implementation.Name
+	}
+	p := HistoryPoint{Version: v, Role: rep.Suite.Role, SuiteVersion: rep.Suite.Version, Verdict: rep.Verdict, Certifies: rep.Certifies,
+		Passed: rep.Summary.Passed, Failed: rep.Summary.Failed + rep.Summary.XPass, XFail: rep.Summary.XFail,
+		Skipped: rep.Summary.Skipped, NotRun: rep.Summary.NotRun}
+	if p.Verdict == "" {
+		p.Verdict = rep.ComputeVerdict()
+	}
+	if !rep.Started.IsZero() {
+		p.Date = rep.Started.UTC().Format(time.DateOnly)
+	}
+	return p
+}
+
+// AddHistory adds points to the [MatrixImplementation.History] of the
+// implementation named name and sorts it oldest first: by date (a point
+// without one first), then role, suite version and implementation
+// version. Errors: USAGE when no implementation of m has that name.
+func (m *Matrix) AddHistory(name string, points []HistoryPoint) error {
+	i := slices.IndexFunc(m.Implementations, func(mi MatrixImplementation) bool { return mi.Name == name })
+	if i < 0 {
+		return kiterr.New(kiterr.Usage, "no implementation of the matrix is named %q", name)
+	}
+	h := append(slices.Clone(m.Implementations[i].History), points...)
+	slices.SortStableFunc(h, func(a, b HistoryPoint) int {
+		return cmp.Or(cmp.Compare(a.Date, b.Date), cmp.Compare(a.Role, b.Role), cmp.Compare(a.SuiteVersion, b.SuiteVersion), cmp.Compare(a.Version, b.Version))
+	})
+	m.Implementations[i].History = h
+	return nil
+}
+
+// MatrixArtifact is the released file a profile pins: its name, where it
+// is downloaded, and its digest ("sha256:HEX" or "sha512:HEX").
+type MatrixArtifact struct {
+	Name   string `json:"name"`
+	URI    string `json:"uri,omitempty"`
+	Digest string `json:"digest"`
 }
 
 // TrendPoint is one recorded release of an implementation: a recording's
@@ -125,6 +210,20 @@ type MatrixColumn struct {
 	Preflight *MatrixPreflight `json:"preflight,omitempty"`
 	// Problems counts the report's kit input errors.
 	Problems int `json:"problems,omitempty"`
+	// Started is when the run started (the report's, UTC; zero when it
+	// does not say) and Kit the conform build that made it: pages show
+	// the run's date and kit from them, so the same reports give the
+	// same pages.
+	Started time.Time `json:"started,omitzero"`
+	Kit     Kit       `json:"kit,omitzero"`
+	// Classes, Certifies and Claims are the report's: the conformance
+	// classes with what was judged and their counts, the judged classes
+	// in suite order, and the claims as given. Findings are its
+	// report-level findings (CLAIM_CONTRADICTED, ...).
+	Classes   []ClassResult `json:"classes,omitempty"`
+	Certifies []string      `json:"certifies,omitempty"`
+	Claims    []string      `json:"claims,omitempty"`
+	Findings  []Finding     `json:"findings,omitempty"`
 	// Causes groups the column's cells that did not pass with exact parity
 	// by what explains them ([MatrixCause]), in [CauseKinds] order, then
 	// by the number of vectors (most first), code and pointer.
@@ -142,13 +241,17 @@ const (
 	// CauseInformational: informational vectors that did not end as their
 	// golden file records; they never fail a run.
 	CauseInformational = "informational"
+	// CauseSkipped: vectors that were not run because they do not apply
+	// (SKIPPED): a class that was not claimed, a requirement the
+	// implementation does not meet. Never a failure.
+	CauseSkipped = "skipped"
 	// CauseAllowed: vectors that passed conformance but whose bytes differ
 	// from the golden file where the protocol allows (exact parity only).
 	CauseAllowed = "allowed"
 )
 
 // CauseKinds lists the kinds of [MatrixCause] in page order.
-var CauseKinds = []string{CauseFailed, CauseXFail, CauseInformational, CauseAllowed}
+var CauseKinds = []string{CauseFailed, CauseXFail, CauseInformational, CauseSkipped, CauseAllowed}
 
 // MatrixCause is one cause among an implementation's results in a section:
 // the vectors one finding code (and, for a difference from the golden
@@ -176,6 +279,10 @@ type MatrixCause struct {
 	// Reasons are the distinct expected-failure reasons of the vectors, in
 	// vector order.
 	Reasons []string `json:"reasons,omitempty"`
+	// Class is the conformance class of the vectors of a skipped cause
+	// whose class was not judged (CLASS_NOT_CLAIMED): such causes are
+	// one per class. "" otherwise.
+	Class string `json:"class,omitempty"`
 	// Vectors are the vectors, in id order.
 	Vectors []CauseVector `json:"vectors"`
 	// Repro reruns them: "conform", the column's invocation, and one
@@ -199,9 +306,31 @@ type MatrixPreflight struct {
 
 // MatrixRow is one vector of a section.
 type MatrixRow struct {
-	ID    string       `json:"id"`
-	Level string       `json:"level"`
-	Cells []MatrixCell `json:"cells"`
+	ID    string `json:"id"`
+	Level string `json:"level"`
+	// Class is the vector's conformance class ("" in reports made before
+	// classes existed).
+	Class string `json:"class,omitempty"`
+	// Path is the vector's suite-relative file, from the first report
+	// that names it ("" when none does).
+	Path string `json:"path,omitempty"`
+	// Source is the specification section or observation the vector
+	// rests on (its "source"), when the suite that made the matrix was
+	// at hand ([Matrix.SetSources]); "" otherwise.
+	Source string       `json:"source,omitempty"`
+	Cells  []MatrixCell `json:"cells"`
+}
+
+// SetSources sets the Source of every row of m to source(role, version,
+// id) (conform matrix gives the sources of the suite it has, when the
+// reports were made with it).
+func (m *Matrix) SetSources(source func(role string, version int, id string) string) {
+	for i := range m.Sections {
+		sec := &m.Sections[i]
+		for j := range sec.Rows {
+			sec.Rows[j].Source = source(sec.Role, sec.Version, sec.Rows[j].ID)
+		}
+	}
 }
 
 // MatrixCell is one implementation's outcome on one vector.
@@ -271,7 +400,7 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 			return nil, kiterr.New(kiterr.ReportInvalid, "the report of %q names the role %q, which is not a role name", in.Name, rep.Suite.Role)
 		}
 		if i == 0 {
-			m.Suite = MatrixSuite{Name: rep.Suite.Name, Digest: rep.Suite.Digest}
+			m.Suite = MatrixSuite{Name: rep.Suite.Name, Digest: rep.Suite.Digest, Title: rep.Suite.Title}
 		} else if rep.Suite.Name != m.Suite.Name || rep.Suite.Digest != m.Suite.Digest {
 			return nil, kiterr.New(kiterr.ReportSuiteMismatch, "the report of %q was made with suite %s %s, the report of %q with %s %s: a matrix shows one suite",
 				in.Name, rep.Suite.Name, rep.Suite.Digest, inputs[0].Name, m.Suite.Name, m.Suite.Digest)
@@ -325,12 +454,18 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) {
 func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, error) {
 	sec := MatrixSection{Role: role, Version: version, Columns: []MatrixColumn{}, Rows: []MatrixRow{}}
 	levels := map[string]string{}
+	paths := map[string]string{}
+	classes := map[string]string{}
 	byID := make([]map[string]Result, len(ins))
 	for i, in := range ins {
 		rep := in.Report
 		col := MatrixColumn{
 			Name: in.Name, Verdict: rep.Verdict, Summary: rep.Summary, Invocation: invocationOf(rep),
 			Stale: rep.Stale, Partial: rep.Partial, Interrupted: rep.Interrupted, Problems: len(rep.Problems),
+			Kit: rep.Kit, Classes: rep.Classes, Certifies: rep.Certifies, Claims: rep.Claims, Findings: rep.Findings,
+		}
+		if !rep.Started.IsZero() {
+			col.Started = rep.Started.UTC()
 		}
 		if col.Verdict == "" {
 			col.Verdict = rep.ComputeVerdict()
@@ -345,6 +480,12 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 				return sec, kiterr.New(kiterr.ReportSuiteMismatch, "vector %s is %s in one report and %s in the report of %q", res.ID, lvl, res.Level, in.Name)
 			}
 			levels[res.ID] = res.Level
+			if paths[res.ID] == "" {
+				paths[res.ID] = res.Path
+			}
+			if classes[res.ID] == "" {
+				classes[res.ID] = res.Class
+			}
 			byID[i][res.ID] = res
 		}
 	}
@@ -354,7 +495,7 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		row := MatrixRow{ID: id, Level: levels[id], Cells: make([]MatrixCell, len(ins))}
+		row := MatrixRow{ID: id, Level: levels[id], Class: classes[id], Path: paths[id], Cells: make([]MatrixCell, len(ins))}
 		for i := range ins {
 			if res, ok := byID[i][id]; ok {
 				row.Cells[i] = cellOf(res, sec.Columns[i].Invocation)
@@ -378,6 +519,8 @@ func causeKind(level string, c MatrixCell) string {
 		return CauseAllowed
 	case c.Status == XFail:
 		return CauseXFail
+	case c.Status == Skipped:
+		return CauseSkipped
 	case level == LevelInformational && c.Status != XPass && c.Status != Invalid:
 		return CauseInformational
 	}
@@ -394,8 +537,18 @@ func primaryCause(c MatrixCell) (code, pointer string, status Status, message st
 // most severe finding that carries a status and is not a difference from
 // the golden summary (code, its status, its message), else its first
 // normative difference (kind, JSON Pointer, FAIL, the rendered
-// difference), else the status itself.
+// difference), else the status itself. For a SKIPPED result it is the
+// first note that says why (CLASS_NOT_CLAIMED, REQUIREMENT_UNMET), with
+// status SKIPPED.
 func Cause(st Status, findings []Finding, differences []compare.Difference) (code, pointer string, status Status, message string) {
+	if st == Skipped {
+		for _, f := range findings {
+			if f.Status == "" || f.Status == Skipped {
+				return f.Code, "", Skipped, f.Message
+			}
+		}
+		return string(st), "", st, ""
+	}
 	best := -1
 	for i, f := range findings {
 		if f.Status == "" || compare.IsKind(f.Code) {
@@ -420,14 +573,14 @@ func Cause(st Status, findings []Finding, differences []compare.Difference) (cod
 
 // causes groups the cells of column col by cause ([MatrixCause]).
 func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
-	type key struct{ kind, code, pointer string }
+	type key struct{ kind, code, pointer, class string }
 	var order []key
 	groups := map[key]*MatrixCause{}
 	seen := map[key]map[string]bool{}
 	add := func(k key, status Status, message string, row MatrixRow, c MatrixCell) {
 		g, ok := groups[k]
 		if !ok {
-			g = &MatrixCause{Kind: k.kind, Code: k.code, Pointer: k.pointer, Status: status, Message: message}
+			g = &MatrixCause{Kind: k.kind, Code: k.code, Pointer: k.pointer, Class: k.class, Status: status, Message: message}
 			groups[k], seen[k] = g, map[string]bool{}
 			order = append(order, k)
 		}
@@ -454,13 +607,17 @@ func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
 			for _, d := range c.Differences {
 				if !d.Normative {
 					line, _, _ := strings.Cut(compare.Render(d), "\n")
-					add(key{kind, d.Kind, d.Pointer}, "", line, row, c)
+					add(key{kind, d.Kind, d.Pointer, ""}, "", line, row, c)
 				}
 			}
 			continue
 		}
 		code, pointer, status, message := primaryCause(c)
-		add(key{kind, code, pointer}, status, message, row, c)
+		class := ""
+		if kind == CauseSkipped && code == FindingClassNotClaimed {
+			class = row.Class
+		}
+		add(key{kind, code, pointer, class}, status, message, row, c)
 	}
 	out := make([]MatrixCause, 0, len(order))
 	for _, k := range order {
@@ -474,7 +631,7 @@ func causes(rows []MatrixRow, col int, invocation []string) []MatrixCause {
 	}
 	slices.SortStableFunc(out, func(a, b MatrixCause) int {
 		return cmp.Or(cmp.Compare(slices.Index(CauseKinds, a.Kind), slices.Index(CauseKinds, b.Kind)),
-			cmp.Compare(len(b.Vectors), len(a.Vectors)), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Pointer, b.Pointer))
+			cmp.Compare(len(b.Vectors), len(a.Vectors)), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Class, b.Class))
 	})
 	if len(out) == 0 {
 		return nil
@@ -489,8 +646,10 @@ func cellOf(res Result, invocation []string) MatrixCell {
 		c.Differences = append(c.Differences, d.Canonical())
 	}
 	for _, f := range res.Findings {
-		// A normative difference is listed once, among the differences.
-		if f.Status != "" && !compare.IsKind(f.Code) {
+		// A normative difference is listed once, among the differences;
+		// of the notes only those that say why a vector was skipped are
+		// kept (they are the same in every run).
+		if f.Status != "" && !compare.IsKind(f.Code) || res.Status == Skipped {
 			c.Findings = append(c.Findings, f)
 		}
 	}
@@ -500,17 +659,52 @@ func cellOf(res Result, invocation []string) MatrixCell {
 	return c
 }
 
-// invocationOf returns rep.Invocation, or one made of its role, version and
-// command.
+// invocationOf returns rep.Invocation ([Portable]), or one made of its
+// role, version and command.
 func invocationOf(rep *Report) []string {
 	if len(rep.Invocation) > 0 {
-		return rep.Invocation
+		return Portable(rep.Invocation)
 	}
 	inv := []string{"run", "--role", rep.Suite.Role, "--version", strconv.Itoa(rep.Suite.Version)}
 	if len(rep.Implementation.Command) > 0 {
 		inv = append(append(inv, "--"), rep.Implementation.Command...)
 	}
-	return inv
+	return Portable(inv)
+}
+
+// Portable returns invocation with no machine path in it, for pages and
+// repro lines others read: the value of --suite, when it is an absolute
+// path, becomes its last element (the name an embedded suite goes by:
+// /home/me/conform/suites/mcp is mcp), and any other absolute path
+// argument becomes "…/" and its last element. Relative paths are kept (a
+// run records them relative to its directory). The input is not changed.
+func Portable(invocation []string) []string {
+	out := slices.Clone(invocation)
+	for i, a := range out {
+		if !isAbsPath(a) {
+			continue
+		}
+		trimmed := strings.TrimRight(a, `/\`)
+		last := trimmed[strings.LastIndexAny(trimmed, `/\`)+1:]
+		if i > 0 && out[i-1] == "--suite" && last != "" {
+			out[i] = last
+			continue
+		}
+		out[i] = "…/" + last
+	}
+	return out
+}
+
+// isAbsPath reports whether a is an absolute path on any system: "/x",
+// C:\x, C:/x or \\host\x.
+func isAbsPath(a string) bool {
+	switch {
+	case strings.HasPrefix(a, "/"), strings.HasPrefix(a, `\\`):
+		return true
+	case len(a) >= 3 && (a[0] >= 'A' && a[0] <= 'Z' || a[0] >= 'a' && a[0] <= 'z') && a[1] == ':' && (a[2] == '\\' || a[2] == '/'):
+		return true
+	}
+	return false
 }
 
 // ReproAll is [Repro] for several vectors: one --filter that matches
