@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/conform-kit/conform/internal/result"
 )
 
 // mcpTutorial is docs/first-mcp-server.md: a server of the MCP suite
@@ -62,10 +59,8 @@ func cmdVerdict(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // checkVerdict compares the verdict line a page shows (want, which must
-// name classes) with the one printed (got): the same verdict word, and the
-// same class list when got names classes. A got without a class list (a
-// kit before the conformance classes of issue 30) is checked on its word
-// only, and the returned note says so.
+// name classes) with the one printed (got): the same verdict word and the
+// same class list (issue 30: a verdict names what it certifies).
 func checkVerdict(want, got string) (note string, err error) {
 	wantWord, wantClasses := verdictWord.FindStringSubmatch(want), classList.FindString(want)
 	if wantWord == nil || wantClasses == "" {
@@ -76,10 +71,7 @@ func checkVerdict(want, got string) (note string, err error) {
 		return "", fmt.Errorf("the page shows the verdict %s, the command printed:\n  %s", wantWord[1], got)
 	}
 	gotClasses := classList.FindString(got)
-	switch {
-	case gotClasses == "" && !strings.Contains(got, "["):
-		return "the verdict line names no classes yet; checked " + gotWord[1] + " only", nil
-	case gotClasses != wantClasses:
+	if gotClasses != wantClasses {
 		return "", fmt.Errorf("the page shows %s %s, the command printed:\n  %s", wantWord[1], wantClasses, got)
 	}
 	return "", nil
@@ -93,7 +85,7 @@ func TestCheckVerdict(t *testing.T) {
 		ok        bool
 	}{
 		{"classes", "CERTIFIED: tiny 0.4 — MCP server 2025-11-25 [core, tools]: 23/23 required, 10/10 recommended; not claimed: resources (9 vectors)", true},
-		{"no classes yet", "CERTIFIED: python3 against conform MCP suite v1 (sha256:00)", true},
+		{"no classes", "CERTIFIED: python3 against conform MCP suite v1 (sha256:00)", false},
 		{"other classes", "CERTIFIED: tiny 0.4 — MCP server 2025-11-25 [core]: 17/17 required", false},
 		{"other word", "NOT CERTIFIED: tiny 0.4 — MCP server 2025-11-25 [core, tools]: 22/23 required", false},
 		{"partial", "PASSED PARTIAL (13 vectors selected; a partial run certifies nothing): python3", false},
@@ -109,13 +101,4 @@ func TestCheckVerdict(t *testing.T) {
 	if _, err := checkVerdict("CERTIFIED: python3 against the suite", "CERTIFIED: python3 against the suite"); err == nil {
 		t.Error("a page's verdict line without a class list was accepted")
 	}
-}
-
-// kitJudgesClasses reports whether this kit judges conformance classes
-// (issue 30: the report has Classes). Until it does, a ```sh tutorial
-// classes block runs unchecked; once the classes branch is merged this is
-// always true and the guard can go.
-func kitJudgesClasses() bool {
-	_, ok := reflect.TypeOf(result.Report{}).FieldByName("Classes")
-	return ok
 }

@@ -42,15 +42,9 @@ import (
 // (TestFirstMCPServer), and one more:
 //
 //   - ```text verdict right after a sh tutorial block: the verdict line the
-//     block's last command prints. Its verdict word (CERTIFIED, ...) must
-//     be the one of the last verdict line on stdout; the class list in
-//     brackets ("[core, tools]") must be the printed one when the printed
-//     line has one (before the classes of issue 30 land it has none).
-//   - ```sh tutorial classes: a block whose commands hold as written only
-//     once the kit judges conformance classes (issue 30: a server with no
-//     capabilities is sent nothing beyond the lifecycle). Before, its
-//     commands run with their status and output unchecked (testscript
-//     condition [classes], [kitJudgesClasses]).
+//     block's last command prints. Its verdict word (CERTIFIED, ...) and
+//     its class list in brackets ("[core, tools]") must be those of the
+//     last verdict line on stdout.
 const tutorialDoc = "docs/first-implementation.md"
 
 // tutorialPage is a page that runs as a script: the page, the example its
@@ -202,12 +196,6 @@ func runTutorial(t *testing.T, p tutorialPage) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"shows":   cmdShows,
 			"verdict": cmdVerdict,
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "classes" {
-				return kitJudgesClasses(), nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
@@ -412,20 +400,13 @@ func tutorialScript(t *testing.T, p tutorialPage, blocks []block, steps map[int]
 			}
 			commands++
 			name := fmt.Sprintf("command%d.sh", commands)
-			if b.is("sh", "classes") {
-				fmt.Fprintf(&script, "\n# %s:%d: %s\n[!classes] exec bash -c 'bash %s || true'\n[classes] exec bash %s\n", p.doc, b.line+j, cmd, name, name)
-			} else {
-				fmt.Fprintf(&script, "\n# %s:%d: %s\nexec bash %s\n", p.doc, b.line+j, cmd, name)
-			}
+			fmt.Fprintf(&script, "\n# %s:%d: %s\nexec bash %s\n", p.doc, b.line+j, cmd, name)
 			fmt.Fprintf(&files, "-- %s --\n%s\ns=$?; if [ $s -ne %d ]; then echo \"exit status $s, want %d\" >&2; exit 1; fi\n", name, cmd, want, want)
 		}
 		if i+1 < len(blocks) && blocks[i+1].is("text", "") {
 			check := "shows"
 			if blocks[i+1].is("text", "verdict") {
 				check = "verdict"
-			}
-			if b.is("sh", "classes") {
-				check = "[classes] " + check
 			}
 			name := fmt.Sprintf("shown%d.txt", blocks[i+1].line)
 			fmt.Fprintf(&script, "%s %s %s:%d\n", check, name, p.doc, blocks[i+1].line)
