@@ -73,27 +73,27 @@ func TestClassesJudged(t *testing.T) {
 			how: map[string]string{"core": "always", "tools": "not-claimed", "resources": "not-claimed", "progress": "not-claimed"},
 			statuses: map[string]runner.Status{"lifecycle-initialize": runner.Pass, "ping": runner.Pass,
 				"tools-list": runner.Skipped, "tools-call-echo": runner.Skipped, "resources-list": runner.Skipped},
-			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 4/4 recommended; 1 skipped (requires not met); not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
+			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 3/3 recommended; 1 skipped (requires not met); not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
 		}},
 		{"tools", []string{"--tools"}, nil, want{
 			verdict: runner.VerdictCertified, certifies: []string{"core", "tools"},
 			how: map[string]string{"core": "always", "tools": "derived", "progress": "not-claimed", "server-requests": "not-claimed"},
 			statuses: map[string]runner.Status{"tools-list": runner.Pass, "tools-call-echo": runner.Pass,
 				"cancel-in-flight": runner.Skipped, "progress-notifications": runner.Skipped},
-			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 23/23 required, 10/11 recommended; 1 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors)",
+			line: "CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 22/22 required, 9/10 recommended; 1 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors)",
 		}},
 		{"tools, claims core only", []string{"--tools"}, []string{"core"}, want{
 			verdict: runner.VerdictCertified, certifies: []string{"core"},
 			how:      map[string]string{"core": "always", "tools": "not-claimed"},
 			statuses: map[string]runner.Status{"tools-list": runner.Skipped, "ping": runner.Pass},
-			line:     "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 4/4 recommended; not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
+			line:     "CERTIFIED: tiny — MCP server 2025-11-25 [core]: 17/17 required, 3/3 recommended; not claimed: tools, resources, prompts, logging, completions, progress, server-requests (31 vectors)",
 		}},
 		{"claims tools it did not declare", nil, []string{"core", "tools"}, want{
 			verdict: runner.VerdictNotCertified, certifies: []string{"core", "tools"},
 			how: map[string]string{"core": "always", "tools": "claimed"}, contradicted: []string{"tools"},
 			statuses: map[string]runner.Status{"tools-list": runner.Fail, "tools-call-echo": runner.Fail,
 				"tools-call-unknown-tool": runner.Skipped, "ping": runner.Pass},
-			line: "NOT CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 17/23 required, 4/11 recommended; 9 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors); claim contradicted: tools",
+			line: "NOT CERTIFIED: tiny — MCP server 2025-11-25 [core, tools]: 17/22 required, 3/10 recommended; 10 skipped (requires not met); not claimed: resources, prompts, logging, completions, progress, server-requests (17 vectors); claim contradicted: tools",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
