@@ -86,7 +86,7 @@ func assertGone(t *testing.T, file string) {
 	b, _ := os.ReadFile(file)
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(hangGuard); ; time.Sleep(10 * time.Millisecond) {
 			st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 			if err != nil {
 				break
