@@ -1,5 +1,5 @@
 // Package testtool decides whether a test that needs a program outside Go
-// (python3, node, npm, cargo, java, bash) runs here.
+// (python3, node, npm, cargo, java, bash) or a loopback network runs here.
 //
 // `go test ./...` must pass on a machine with Go alone: a test whose tool
 // is not usable skips, and its message names the tool and why ([Need]).
@@ -14,6 +14,7 @@ package testtool
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -84,5 +85,36 @@ func Need(t testing.TB, tools ...string) {
 			t.Skipf("needs %s: %v (skipped; CI sets %s=1 and fails here)", tool, err, RequireEnv)
 		}
 		return
+	}
+}
+
+// Loopback returns nil when this process can listen on 127.0.0.1 and
+// connect to itself there: a network namespace without one (unshare -n
+// leaves its lo interface down) has no loopback, a machine offline has.
+func Loopback() error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen on 127.0.0.1: %v", err)
+	}
+	defer l.Close()
+	c, err := net.DialTimeout("tcp", l.Addr().String(), 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("connect to 127.0.0.1: %v", err)
+	}
+	return c.Close()
+}
+
+// NeedLoopback skips t, or fails it with CONFORM_REQUIRE_TOOLS=1, when
+// there is no loopback network ([Loopback]): the tests of an HTTP
+// stand-in on 127.0.0.1 need one, and nothing beyond it.
+func NeedLoopback(t testing.TB) {
+	t.Helper()
+	err := Loopback()
+	switch {
+	case err == nil:
+	case Required():
+		t.Fatalf("needs a loopback network: %v (%s=1: a missing tool fails the test)", err, RequireEnv)
+	default:
+		t.Skipf("needs a loopback network: %v (skipped; CI sets %s=1 and fails here)", err, RequireEnv)
 	}
 }
