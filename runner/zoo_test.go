@@ -100,7 +100,7 @@ func zoo(behaviour string) (int, bool) {
 		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
 	case "zoo-stderr-flood":
 		chunk := strings.Repeat("e", 1<<20)
-		for range 1024 { // 1 GiB
+		for range 256 { // 256 MiB: 16384 times what stderr keeps (DefaultStderrMax)
 			if _, err := os.Stderr.WriteString(chunk); err != nil {
 				break
 			}
@@ -207,14 +207,20 @@ func notePID(pid int) {
 	fh.Close()
 }
 
-// TestZoo runs each misbehaving IUT and checks its exact verdict, that the
-// run ends in bounded time, and that no process it started survives.
+// TestZoo runs each misbehaving IUT and checks its exact verdict, what the
+// report keeps, and that no process it started survives. No case asserts
+// time: each vector is bounded by the runner's timeout, grace and
+// kill-after, and the go test timeout is the hang guard.
 func TestZoo(t *testing.T) {
 	t.Parallel()
-	const timeout, grace, killAfter = 2 * time.Second, 500 * time.Millisecond, 500 * time.Millisecond
-	// floodTimeout is the wait for the stderr flood's one reply: the
-	// vector is about what stderr keeps, not about time.
-	const floodTimeout = 20 * time.Second
+	const grace, killAfter = 500 * time.Millisecond, 500 * time.Millisecond
+	// timeout is the wait for a reply where the verdict is TIMEOUT
+	// (zoo-slow-one's get-binary-version); roomy is the wait everywhere
+	// else, where the vector ends when the IUT answers, exits or breaks a
+	// frame rule, never by the timeout: on a loaded 2-core machine writing
+	// and reading 10 MiB or 256 MiB took longer than 2 s and turned the
+	// verdict into TIMEOUT.
+	const timeout, roomy = 2 * time.Second, time.Minute
 	tests := []struct {
 		behaviour string
 		filters   []string
@@ -228,8 +234,7 @@ func TestZoo(t *testing.T) {
 		{"zoo-invalid-utf8", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameNotJSON},
 		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
 		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
-		// Its reply comes after 1 GiB of stderr: more than the common
-		// timeout on a loaded 2-core machine (floodTimeout).
+		// Its reply comes after 256 MiB of stderr.
 		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingItemAdded},
 		// A grandchild that holds stdout after the IUT exited outlives it.
 		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
@@ -246,12 +251,11 @@ func TestZoo(t *testing.T) {
 			pids := filepath.Join(t.TempDir(), "pids")
 			cfg := testConfig(t, tc.behaviour, tc.filters...)
 			cfg.Env["CONFORM_ZOO_PIDS"] = pids
-			cfg.Timeout, cfg.Grace, cfg.KillAfter = timeout, grace, killAfter
-			if tc.behaviour == "zoo-stderr-flood" {
-				cfg.Timeout = floodTimeout
+			cfg.Timeout, cfg.Grace, cfg.KillAfter = roomy, grace, killAfter
+			if tc.behaviour == "zoo-slow-one" {
+				cfg.Timeout = timeout
 			}
 			cfg.MaxFrames = 1000
-			start := time.Now()
 			rep, err := runner.Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -259,12 +263,6 @@ func TestZoo(t *testing.T) {
 			// What merge re-checks holds for every report a run makes.
 			if err := runner.CheckReport(cfg.Suite, rep); err != nil {
 				t.Errorf("CheckReport: %v", err)
-			}
-			// A hang guard, not a speed claim: every vector is bounded by
-			// timeout + grace + kill-after, plus a wide margin for a noisy
-			// 2-core machine (the stderr flood alone moves 1 GiB).
-			if limit := cfg.Timeout + grace + 2*killAfter + 20*time.Second; time.Since(start) > limit {
-				t.Errorf("run took %s, bound %s", time.Since(start), limit)
 			}
 			if diff := cmp.Diff(tc.want, statuses(rep)); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s", diff)
@@ -298,7 +296,7 @@ func assertNoSurvivors(t *testing.T, pidFile string) {
 	for _, f := range strings.Fields(string(data)) {
 		pid, _ := strconv.Atoi(f)
 		gone := false
-		for range 50 { // reaping by init can lag a little after SIGKILL
+		for range 1000 { // reaping by init lags after SIGKILL, more on a loaded machine: up to 20 s, a hang guard
 			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 				gone = true
 				break

@@ -5,7 +5,7 @@
 # producer whose output must be the fixture files). Each must-fail case runs a
 # mutated copy of an implementation and checks the verdict and the finding.
 # Then docs/writing-a-suite.md runs as written (TestWritingASuite), its slow
-# part (these builds) included.
+# part (these builds) included: plain `go test ./...` leaves that part here.
 set -euo pipefail
 replay=examples/suites/replay
 fixtures=examples/suites/fixtures
@@ -94,7 +94,10 @@ not_certified producer-mutant 'body /overridden: golden true, actual has nothing
   run -j 2 --suite "$fixtures" -- "$CI_TMP/producer-mutant/producer"
 
 echo "== docs/writing-a-suite.md runs as written (go test -run TestWritingASuite), its slow part included"
-go test -count=1 -v -run '^TestWritingASuite$' ./cmd/conform >"$CI_TMP/writing-a-suite.txt" 2>&1 || { cat "$CI_TMP/writing-a-suite.txt"; exit 1; }
+# CONFORM_TEST_BUILDS=1 runs the page's npm and cargo blocks (plain go test
+# leaves them to this stage); CONFORM_REQUIRE_TOOLS=1 makes a missing tool a
+# failure, not a skip.
+CONFORM_TEST_BUILDS=1 CONFORM_REQUIRE_TOOLS=1 go test -count=1 -v -run '^TestWritingASuite$' ./cmd/conform >"$CI_TMP/writing-a-suite.txt" 2>&1 || { cat "$CI_TMP/writing-a-suite.txt"; exit 1; }
 grep -q -- '--- PASS: TestWritingASuite ' "$CI_TMP/writing-a-suite.txt" || { cat "$CI_TMP/writing-a-suite.txt"; echo "TestWritingASuite did not run (skipped?)" >&2; exit 1; }
 if grep -q 'slow blocks skipped' "$CI_TMP/writing-a-suite.txt"; then
   cat "$CI_TMP/writing-a-suite.txt"

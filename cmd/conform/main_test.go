@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/conform-kit/conform/internal/testpar"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 func TestMain(m *testing.M) {
@@ -97,10 +99,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv(referenceEnv, testReference)
 			return nil
 		},
-		// [root]: the test runs as root (mknod, cgroups).
+		// [root]: the test runs as root (mknod, cgroups). [tool:NAME]:
+		// NAME is usable (testtool.Usable); with CONFORM_REQUIRE_TOOLS=1
+		// a tool that is not fails the script instead.
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
+			}
+			if tool, ok := strings.CutPrefix(cond, "tool:"); ok {
+				err := testtool.Usable(tool)
+				if err != nil && testtool.Required() {
+					return false, fmt.Errorf("needs %s: %v (%s=1)", tool, err, testtool.RequireEnv)
+				}
+				return err == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

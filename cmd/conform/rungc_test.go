@@ -35,7 +35,7 @@ func TestOnEachGC(t *testing.T) {
 	onEachGC(func() bool { return n.Add(1) < 5 })
 	for i := int32(1); i <= 5; i++ {
 		runtime.GC()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second) // a hang guard: the loop ends when the function has run
 		for n.Load() < i && time.Now().Before(deadline) {
 			runtime.Gosched()
 			time.Sleep(time.Millisecond)

@@ -125,9 +125,10 @@ func readPids(t *testing.T, path string) []int {
 }
 
 // alive reports whether pid is a live process (not gone, not a zombie),
-// waiting up to 2 s for one that was just killed to go.
+// waiting up to 20 s (a hang guard for a loaded machine: it returns as soon
+// as the process is gone) for one that was just killed to go.
 func alive(pid int) bool {
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			if syscall.Kill(pid, 0) != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 // The tutorial, docs/first-implementation.md, is run as a script so that it
@@ -133,11 +134,7 @@ func TestTutorial(t *testing.T) {
 // examples/ and suites/.
 func runTutorial(t *testing.T, p tutorialPage) {
 	t.Helper()
-	for _, tool := range []string{"bash", "python3", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s needs %s: %v (CI stage 58-first-implementation runs this test and fails if it skips)", p.doc, tool, err)
-		}
-	}
+	testtool.Need(t, "bash", "python3", "go") // p.doc's commands
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

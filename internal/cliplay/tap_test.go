@@ -17,6 +17,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/cliplay"
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/reference"
 )
 
@@ -127,6 +128,7 @@ func fakeCLI() int {
 // answering, as conform fidelity does.
 func play(t *testing.T, policy string, frames ...string) (*cliplay.Play, *cliplay.Observation, string) {
 	t.Helper()
+	testtool.NeedLoopback(t) // the fake CLI asks Tap's stand-in on 127.0.0.1
 	send := make([][]byte, len(frames))
 	for i, f := range frames {
 		send[i] = []byte(f)

@@ -112,8 +112,8 @@ func (r *run) wait(t *testing.T) {
 	t.Helper()
 	select {
 	case <-r.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("double did not end")
+	case <-time.After(time.Minute): // a hang guard, not a speed bound
+		t.Fatal("double did not end within a minute: a hang")
 	}
 	if r.err != nil {
 		t.Fatalf("Run: %v", r.err)
@@ -225,15 +225,17 @@ func TestEndWaitBoundsASilentHost(t *testing.T) {
 
 // TestDeadlineCountsFromTheRunner: with the plan's deadline (the runner's
 // timer), a double that a slow host started late still ends its session
-// and its end phase before that time: here the deadline is 1.5 s away and
-// TimeoutMS says 10 s, so counting from the double's start would wait 8 s
-// for the reply and 3 s more for the host to close stdin, past the runner's
-// timer (which then reported AGENT_NOT_STARTED or EXIT_MISSING for a JVM
-// host in place of REPLY_MISSING).
+// and its end phase by that time, not by its own start plus TimeoutMS
+// (counting from the double's start, a JVM host that took long to start it
+// got AGENT_NOT_STARTED or EXIT_MISSING from the runner's timer in place of
+// REPLY_MISSING). Here the deadline is 1.5 s away and TimeoutMS says ten
+// minutes: a double that counted from its own start would run into the
+// hang guard of wait (a minute); nothing here asserts a speed, so a
+// loaded machine that wakes the double late does not fail the test.
 func TestDeadlineCountsFromTheRunner(t *testing.T) {
 	t.Parallel()
 	deadline := time.Now().Add(1500 * time.Millisecond)
-	p := plan(10000, []string{`"a"`}, `{"type":"system"}`)
+	p := plan(600000, []string{`"a"`}, `{"type":"system"}`)
 	p.DeadlineUnixMS = deadline.UnixMilli()
 	h, r := start(t, Options{Plan: p, UserTurnWait: 20 * time.Millisecond})
 	h.next() // played line
@@ -242,9 +244,7 @@ func TestDeadlineCountsFromTheRunner(t *testing.T) {
 	}
 	// The host never replies and never closes stdin.
 	r.wait(t)
-	if ended := time.Now(); ended.After(deadline) {
-		t.Errorf("the double ended %v after the runner's deadline", ended.Sub(deadline))
-	}
+	t.Logf("the double ended %v after the runner's deadline (negative: before)", time.Since(deadline))
 	if r.st.End != EndTimeout {
 		t.Errorf("end %q, want %q", r.st.End, EndTimeout)
 	}

@@ -29,7 +29,7 @@ func TestCandidatesListOrphans(t *testing.T) {
 			t.Fatalf("sh wrote %q", out)
 		}
 		var found bool
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) { // a hang guard
 			// The orphan is re-parented when sh has exited, which Output
 			// waited for.
 			if found = slices.Contains(candidates(), pid); found {
@@ -295,7 +295,7 @@ func TestResidentThread(t *testing.T) {
 		t.Errorf("cgroup %s still exists after Close: %v", r1.dir, err)
 	}
 	for _, tid := range t1 {
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) { // a hang guard
 			if _, err := os.Stat("/proc/self/task/" + tid); os.IsNotExist(err) {
 				break
 			}

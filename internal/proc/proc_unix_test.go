@@ -160,7 +160,7 @@ func gone(pid int) bool {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangGuard) // returns as soon as the process is gone
 	for !gone(pid) {
 		if time.Now().After(deadline) {
 			t.Errorf("process %d still alive", pid)

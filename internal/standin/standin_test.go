@@ -11,10 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/conform-kit/conform/internal/standin"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 func start(t *testing.T) *standin.Server {
 	t.Helper()
+	testtool.NeedLoopback(t)
 	s, err := standin.Start(standin.Script{Turns: []standin.Turn{
 		{ToolUses: []standin.ToolUse{{ID: "toolu_1", Name: "Bash", Input: map[string]any{"command": "touch x"}}}},
 		{ToolUses: []standin.ToolUse{{ID: "toolu_2", Name: "Write", Input: map[string]any{"file_path": "a", "content": "b"}}}},
