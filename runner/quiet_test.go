@@ -16,7 +16,18 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/runner"
+	"github.com/conform-kit/conform/runner/internal/fakeiut"
 )
+
+// quietFake plays "slow-start-reference": the reference agent, which
+// reads and writes nothing for its first 3 s.
+func quietFake(behaviour string) (int, bool) {
+	if behaviour != "slow-start-reference" {
+		return 0, false
+	}
+	time.Sleep(3 * time.Second)
+	return fakeiut.Agent("reference"), true
+}
 
 // quietVector: the server answers echo 1 (its first line, which arms the
 // quiet bound), then is sent a line that is not JSON, which the good server
@@ -155,5 +166,25 @@ func TestSlowStartDiagnosed(t *testing.T) {
 	f, ok := finding(r, runner.FindingReplyAfterStdinClosed)
 	if !ok || !strings.Contains(f.Message, "a slow start") || !strings.Contains(f.Message, "wrote its first line") || strings.Contains(f.Message, "flushed") {
 		t.Errorf("%s %v: REPLY_AFTER_STDIN_CLOSED %q: want a slow start with the time to its first line", r.Status, findingCodes(r), f.Message)
+	}
+}
+
+// TestSlowStartFailsFast: an IUT slower to start than the timeout on every
+// probe vector stops the run as a slow start (IUT_SLOW_START), not as a
+// buffered stdout.
+func TestSlowStartFailsFast(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, "slow-start-reference", "interrupt-idle", "get-binary-version")
+	cfg.Timeout, cfg.Grace = 500*time.Millisecond, 10*time.Second
+	rep, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Preflight == nil {
+		t.Fatalf("the run did not stop after its probes: %v", statuses(rep))
+	}
+	f := rep.Preflight.Findings[len(rep.Preflight.Findings)-1]
+	if f.Code != runner.FindingIUTSlowStart || !strings.Contains(f.Message, "after the IUT's start") {
+		t.Errorf("fail fast %s: %s; want %s with the time to its first line", f.Code, f.Message, runner.FindingIUTSlowStart)
 	}
 }

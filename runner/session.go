@@ -596,6 +596,7 @@ func (s *session) judge() {
 		// line comes well after stdin closed (startNote).
 		o.late = arrived(s.pendingAtBreak, pending)
 		note, slow := s.startNote()
+		o.firstLine, o.slowStart = s.firstLine, slow && len(o.late) > 0
 		if len(o.late) > 0 {
 			hint := "is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)"
 			switch {

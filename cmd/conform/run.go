@@ -157,6 +157,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	if d := p.TimeoutDuration(); d > 0 && !keepTimeout {
 		cfg.Timeout = d
 	}
+	applyBounds(cfg, p)
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
 		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
 	}
@@ -328,7 +329,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	expectFile := fl.String("expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
-	grace := fl.Duration("grace", runner.DefaultGrace, "time the IUT gets to exit after stdin closes, before SIGTERM")
+	grace, quiet := boundFlags(fl)
 	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
 	maxLine := fl.Int("max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
 	stderrMax := fl.Int("stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
@@ -450,6 +451,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Timeout: *timeout, Grace: *grace, KillAfter: *killAfter, MaxLine: *maxLine,
 		StderrMax: *stderrMax, MaxFrames: *maxFrames, MaxVectorBytes: *maxVector, InheritEnv: *inherit, Exact: *exact,
 		NoFailFast: *noFailFast, MaxProcs: *maxProcs, MaxMemory: int64(maxMemory),
+	}
+	if msg := setBounds(fl, &cfg, *grace, *quiet); msg != "" {
+		return usageError(stderr, "run", "%s", msg)
 	}
 	if *isolate {
 		iso, msg := isolation(*isolateUser)
@@ -822,8 +826,17 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	only := fl.Int("version", 0, "only this protocol `version` (default: every version)")
 	role := fl.String("role", "", "only this `role` (default: every role with session vectors)")
+	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	grace, quiet := boundFlags(fl)
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
+	}
+	bounds := runner.Config{Timeout: *timeout}
+	if *timeout <= 0 {
+		return usageError(stderr, "golden", "--timeout must be a positive duration")
+	}
+	if msg := setBounds(fl, &bounds, *grace, *quiet); msg != "" {
+		return usageError(stderr, "golden", "%s", msg)
 	}
 	if !*update {
 		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
@@ -864,7 +877,8 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					return fail(stderr, err)
 				}
 			}
-			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: r, Command: cmd, Jobs: *jobs}, *suiteDir)
+			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: r, Command: cmd, Jobs: *jobs,
+				Timeout: bounds.Timeout, Grace: bounds.Grace, Quiet: bounds.Quiet}, *suiteDir)
 			if err != nil {
 				return fail(stderr, err)
 			}
