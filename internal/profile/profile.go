@@ -208,7 +208,9 @@ func Load(dir string) (*Profile, error) {
 		switch {
 		case err != nil:
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not a duration such as \"2s\"", filepath.Join(abs, File), b.member, b.value)
-		case d < 0 || d == 0 && !b.zeroOK:
+		case d < 0 && b.zeroOK:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q must be 0 (none) or a positive duration, as --%s must", filepath.Join(abs, File), b.member, b.value, b.member)
+		case d <= 0 && !b.zeroOK:
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q must be a positive duration, as --%s must", filepath.Join(abs, File), b.member, b.value, b.member)
 		}
 		*b.into = d
