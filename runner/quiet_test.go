@@ -37,15 +37,25 @@ const quietVector = `{"id": "quiet-drop", "version": 1, "kind": "session", "leve
  "expect": {"replies": [1, null]}}
 `
 
-// quietSuite is the rpc suite (testdata/rpc) with quietVector added, its
-// goldens made by the good server.
-func quietSuite(t *testing.T) *runner.Suite {
+// quietSuite is the rpc suite (testdata/rpc) with quietVector added (and
+// members added to its version, such as `"quiet": "0s",`), its goldens made
+// by the good server.
+func quietSuite(t *testing.T, version string) *runner.Suite {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "rpc"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "vectors", "v1", "server", "quiet-drop.json"), []byte(quietVector), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "suite.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"preflight":`, version+` "preflight":`, 1))
+	if err := os.WriteFile(manifest, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runner.WriteManifest(dir); err != nil {
@@ -92,7 +102,7 @@ func finding(r runner.Result, code string) (runner.Finding, bool) {
 }
 
 func TestQuietBound(t *testing.T) {
-	s := quietSuite(t)
+	s := quietSuite(t, "")
 
 	// The server answers the echo and ignores the malformed line: with
 	// the quiet bound on, its wait ends by that bound, with the status
@@ -155,7 +165,7 @@ func TestQuietBound(t *testing.T) {
 // start with the time to its first line, not as a buffered stdout.
 func TestSlowStartDiagnosed(t *testing.T) {
 	t.Parallel()
-	s := quietSuite(t)
+	s := quietSuite(t, "")
 	cfg := rpcConfig(t, s, "rpc-slow-start")
 	cfg.Filters, cfg.Timeout, cfg.Grace, cfg.NoFailFast = []string{"initialize"}, 500*time.Millisecond, 10*time.Second, true
 	rep, err := runner.Run(context.Background(), cfg)
@@ -186,5 +196,20 @@ func TestSlowStartFailsFast(t *testing.T) {
 	f := rep.Preflight.Findings[len(rep.Preflight.Findings)-1]
 	if f.Code != runner.FindingIUTSlowStart || !strings.Contains(f.Message, "after the IUT's start") {
 		t.Errorf("fail fast %s: %s; want %s with the time to its first line", f.Code, f.Message, runner.FindingIUTSlowStart)
+	}
+}
+
+// TestQuietFromSuite: a run that sets no quiet bound takes the suite
+// version's (suite.json quiet; "0s": none), and Config.Quiet overrides it.
+func TestQuietFromSuite(t *testing.T) {
+	t.Parallel()
+	s := quietSuite(t, `"quiet": "0s",`)
+	r := quietRun(t, s, "rpc-silent-parse", "quiet-drop", 2*time.Second, 0)
+	if f, _ := finding(r, runner.FindingReplyMissing); f.Message != `no reply within 2s to null` {
+		t.Errorf("the suite's quiet 0s: REPLY_MISSING %q, want the timeout to end the wait", f.Message)
+	}
+	r = quietRun(t, s, "rpc-silent-parse", "quiet-drop", time.Minute, 300*time.Millisecond)
+	if f, _ := finding(r, runner.FindingReplyMissing); !strings.Contains(f.Message, "the quiet bound") {
+		t.Errorf("Config.Quiet over the suite's: REPLY_MISSING %q, want the quiet bound to end the wait", f.Message)
 	}
 }
