@@ -102,9 +102,10 @@ func (q *quietWait) active(now time.Time, wrote bool, stderr func() int64) {
 
 // expired is called when the timer fires: it reports whether the IUT has
 // been silent for the whole bound, and otherwise sets the timer for the rest
-// of it (counting stderr output since the last check as activity).
-func (q *quietWait) expired(now time.Time, stderr int64) bool {
-	if stderr != q.stderr {
+// of it. Stderr output since the last check (stderr is the IUT's stderr
+// byte count) and a line read but not yet handled (pending) are activity.
+func (q *quietWait) expired(now time.Time, stderr int64, pending bool) bool {
+	if stderr != q.stderr || pending {
 		q.stderr, q.last = stderr, now
 	}
 	idle := now.Sub(q.last)

@@ -462,7 +462,8 @@ wait:
 			s.timedOut = true
 			break wait
 		case now := <-s.quiet.c():
-			if s.quiet.expired(now, s.stderrBytes()) {
+			// A line read but not yet taken is activity too.
+			if s.quiet.expired(now, s.stderrBytes(), len(lines) > 0) {
 				s.timedOut, s.quietEnded = true, true
 				break wait
 			}
@@ -492,7 +493,9 @@ func (s *session) finish() {
 				delete(s.expected, k)
 			}
 		}
-		if g := s.l.gates[s.next]; g.match != nil {
+		if g := s.l.gates[s.next]; g.match != nil && s.quietEnded {
+			o.add(FindingAwaitUnmet, "", awaitFrameUnmet+" (%s)", g.key, s.waitEnd())
+		} else if g.match != nil {
 			o.add(FindingAwaitUnmet, "", awaitFrameUnmet, g.key)
 		} else {
 			o.add(FindingAwaitUnmet, "", awaitUnmet, g.key)
