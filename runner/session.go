@@ -602,11 +602,8 @@ func (s *session) judge() {
 		o.firstLine, o.slowStart = s.firstLine, slow && len(o.late) > 0
 		if len(o.late) > 0 {
 			hint := "is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)"
-			switch {
-			case slow:
+			if slow {
 				hint = note
-			case note != "":
-				hint = note + ": " + hint + "; or it starts slower than the timeout (--timeout or the profile's)"
 			}
 			wait := fmt.Sprintf("within %s while stdin was open", p.cfg.Timeout)
 			if s.quietEnded {
