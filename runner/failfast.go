@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/suite"
@@ -28,6 +29,11 @@ const (
 	// vector: its stdout is buffered, and every vector would wait the
 	// whole timeout.
 	FindingIUTRepliesAfterStdinClosed = "IUT_REPLIES_AFTER_STDIN_CLOSED"
+	// FindingIUTSlowStart: the IUT wrote nothing while stdin was open and
+	// its first line came well after stdin closed (more than a second), on
+	// every probe vector: it starts slower than the timeout, and every
+	// vector would wait the whole timeout.
+	FindingIUTSlowStart = "IUT_SLOW_START"
 	// FindingIUTLinesRejected: the IUT wrote lines, and not one of them
 	// could be read as a frame of a known type (not JSON, a duplicate
 	// member, an inexact number, not an object, an unknown type, too
@@ -127,6 +133,8 @@ var causeText = map[string]string{
 	FindingHostSilent:       "the host starts the agent but answers none of its requests",
 	FindingIUTRepliesAfterStdinClosed: "the IUT answers only once stdin closes: nothing came while it was open, so every vector would wait the whole timeout; " +
 		"flush stdout after each line",
+	FindingIUTSlowStart: "the IUT starts slower than the timeout: nothing came while stdin was open and its first line came well after conform closed stdin, so every vector would wait the whole timeout; " +
+		"give it a longer --timeout (or timeout in its profile)",
 	FindingIUTLinesRejected:    "the IUT's lines are all rejected: not one could be read as a frame, so no vector can pass",
 	FindingIUTRepliesUnmatched: "the IUT's replies never match the requests: not one names the correlation id of a request that was sent (compared as canonical JSON: \"1\" and 1 differ), so every vector would wait the whole timeout",
 }
@@ -185,6 +193,9 @@ func (p *plan) firstMethod(lines []sendLine) string {
 func (p *plan) deadOrSilent(r Result, o *outcome) (code, msg string) {
 	if o != nil && p.cfg.Spawn == nil && o.awaited > 0 && o.early == 0 && len(o.late) > 0 {
 		for _, f := range r.Findings {
+			if f.Code == FindingReplyAfterStdinClosed && o.slowStart {
+				return FindingIUTSlowStart, fmt.Sprintf("the reply to %s came only after stdin closed, %s after the IUT's start (%s)", strings.Join(o.late, ", "), o.firstLine.Round(100*time.Millisecond), f.Code)
+			}
 			if f.Code == FindingReplyAfterStdinClosed {
 				return FindingIUTRepliesAfterStdinClosed, fmt.Sprintf("the reply to %s came only after stdin closed (%s)", strings.Join(o.late, ", "), f.Code)
 			}

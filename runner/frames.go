@@ -181,7 +181,7 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 		case !s.open:
 			s.o.add(FindingRequestUnanswered, "", "the IUT sent %s after stdin closed; the peer's reply was not written", quote(line))
 		default:
-			s.pr.Send([][]byte{append(b, '\n')})
+			s.send([][]byte{append(b, '\n')})
 		}
 		return true
 	}

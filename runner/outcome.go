@@ -76,6 +76,11 @@ type outcome struct {
 	// vector is the vector as loaded for the session (with its
 	// description and source).
 	vector *suite.Vector
+	// firstLine is when the IUT wrote its first line, from its start (0:
+	// none); slowStart is set when a reply came only after stdin closed and
+	// that first line came well after it (session.startNote).
+	firstLine time.Duration
+	slowStart bool
 	// early counts the lines the IUT wrote while stdin was open; late
 	// lists the awaited replies that came only after stdin closed.
 	early int

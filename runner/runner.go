@@ -118,10 +118,20 @@ type Config struct {
 	// Jobs is how many vectors run at once (default: number of CPUs).
 	Jobs int
 	// Timeout bounds the wait for a vector's replies or expected exit
-	// (default 10 s). Grace is how long the IUT gets to exit after stdin is
-	// closed (default 3 s); KillAfter is the wait between SIGTERM and SIGKILL
-	// (default 1 s).
+	// (default 10 s): the start-up and whole-vector bound. Grace is how
+	// long the IUT gets to exit after stdin is closed (default: the suite
+	// version's grace, else 3 s); KillAfter is the wait between SIGTERM and
+	// SIGKILL (default 1 s).
 	Timeout, Grace, KillAfter time.Duration
+	// Quiet is the quiet bound: once the IUT has written its first line,
+	// a wait for replies (or awaited frames) it owes ends when it writes
+	// nothing, to stdout or stderr, and is sent nothing for this long,
+	// with the findings the timeout gives (their message says the quiet
+	// bound ended the wait). 0: the suite version's quiet, else
+	// DefaultQuiet (2 s); NoQuiet (any negative): none. A vector's
+	// expect.quiet raises it for that vector. See quiet.go and
+	// docs/running.md "Bounds".
+	Quiet time.Duration
 	// MaxLine is the longest stdout line accepted, in bytes (default 1 MiB).
 	MaxLine int
 	// StderrMax is how many trailing bytes of stderr are kept (default 16 KiB).
@@ -231,9 +241,6 @@ func (c *Config) defaults() {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
-	}
-	if c.Grace <= 0 {
-		c.Grace = DefaultGrace
 	}
 	if c.KillAfter <= 0 {
 		c.KillAfter = DefaultKillAfter
@@ -345,6 +352,7 @@ func prepare(cfg Config) (*plan, error) {
 	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
 		passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
 		return nil, err

@@ -70,6 +70,14 @@ type session struct {
 
 	timedOut, exited, eof bool
 	start                 time.Time
+	// quiet watches the IUT's silence while stdin is open; quietEnded is
+	// set when the quiet bound, not the timeout, ended the wait (timedOut
+	// is set too: the findings are a timeout's). firstLine is when the IUT
+	// wrote its first line and closedAt when stdin closed, both counted
+	// from its start (firstLine 0: none yet).
+	quiet               quietWait
+	quietEnded          bool
+	firstLine, closedAt time.Duration
 	// bindReplies holds the replies (as read) whose values later frames
 	// bind (loaded.bindIDs), by the RFC 8785 text of their id.
 	bindReplies map[string]any
@@ -345,6 +353,9 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 // spawned mode) and keeps what the summary needs.
 func (s *session) handle(ln proc.Line) {
 	s.nlines++
+	if s.nlines == 1 {
+		s.firstLine = max(time.Since(s.start), time.Nanosecond)
+	}
 	if s.nlines > s.p.cfg.MaxFrames {
 		if !s.overLimit {
 			s.overLimit = true
@@ -370,8 +381,21 @@ func (s *session) openGates() {
 		} else if r := s.sent[g.key]; r == nil || r.replies == 0 {
 			return
 		}
-		s.pr.Send(s.segment(s.next + 1))
+		s.send(s.segment(s.next + 1))
 	}
+}
+
+// send writes lines to the IUT's stdin (after those already queued); a line
+// sent is activity for the quiet bound, as the IUT has new input to answer.
+func (s *session) send(lines [][]byte) {
+	s.quiet.active(time.Now(), false, nil)
+	s.pr.Send(lines)
+}
+
+// stderrBytes is how many bytes the IUT has written to stderr.
+func (s *session) stderrBytes() int64 {
+	_, n := s.pr.Stderr()
+	return n
 }
 
 // done reports whether every expected reply came (and every gate is open),
@@ -394,6 +418,10 @@ func (s *session) done() bool {
 func (s *session) converse(ctx context.Context) {
 	timer := time.NewTimer(s.p.cfg.Timeout)
 	defer timer.Stop()
+	// Once the IUT wrote its first line, a wait in which it writes nothing
+	// for the quiet bound ends as the timeout would (quiet.go).
+	s.quiet.bound = s.quietBound()
+	defer s.quiet.stop()
 	var agentDone <-chan struct{} // closed when the agent double's session is over
 	if s.spawned {
 		watchCtx, stopWatch := context.WithCancel(ctx)
@@ -418,6 +446,7 @@ wait:
 				continue
 			}
 			if !s.spawned {
+				s.quiet.active(time.Now(), true, s.stderrBytes)
 				s.handle(ln)
 				if s.overLimit || s.o.overBudget {
 					break wait
@@ -432,6 +461,12 @@ wait:
 		case <-timer.C:
 			s.timedOut = true
 			break wait
+		case now := <-s.quiet.c():
+			// A line read but not yet taken is activity too.
+			if s.quiet.expired(now, s.stderrBytes(), len(lines) > 0) {
+				s.timedOut, s.quietEnded = true, true
+				break wait
+			}
 		case <-ctx.Done():
 			break wait
 		}
@@ -458,7 +493,9 @@ func (s *session) finish() {
 				delete(s.expected, k)
 			}
 		}
-		if g := s.l.gates[s.next]; g.match != nil {
+		if g := s.l.gates[s.next]; g.match != nil && s.quietEnded {
+			o.add(FindingAwaitUnmet, "", awaitFrameUnmet+" (%s)", g.key, s.waitEnd())
+		} else if g.match != nil {
 			o.add(FindingAwaitUnmet, "", awaitFrameUnmet, g.key)
 		} else {
 			o.add(FindingAwaitUnmet, "", awaitUnmet, g.key)
@@ -491,6 +528,7 @@ func (s *session) finish() {
 func (s *session) stop() proc.Exit {
 	p := s.p
 	closed := time.Now()
+	s.closedAt = closed.Sub(s.start)
 	s.pr.CloseStdin()
 	ended := s.eof
 	if !ended {
@@ -557,14 +595,32 @@ func (s *session) judge() {
 		// closes was held back by the IUT: almost always stdout buffered
 		// by its language's runtime on a pipe (Python's print without
 		// flush=True, C stdio), written only at exit.
+		// A slow start looks the same from here, except that the first
+		// line comes well after stdin closed (startNote).
 		o.late = arrived(s.pendingAtBreak, pending)
+		note, slow := s.startNote()
+		o.firstLine, o.slowStart = s.firstLine, slow && len(o.late) > 0
 		if len(o.late) > 0 {
-			o.add(FindingReplyAfterStdinClosed, Timeout, "no reply to %s within %s while stdin was open; it came only after conform closed stdin: "+
-				"is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)",
-				strings.Join(o.late, ", "), p.cfg.Timeout)
+			hint := "is stdout flushed after each line? (a buffered stdout, such as Python's print without flush=True or C stdio on a pipe, is written only at exit)"
+			if slow {
+				hint = note
+			}
+			wait := fmt.Sprintf("within %s while stdin was open", p.cfg.Timeout)
+			if s.quietEnded {
+				wait = "while stdin was open (" + s.waitEnd() + ")"
+			}
+			o.add(FindingReplyAfterStdinClosed, Timeout, "no reply to %s %s; it came only after conform closed stdin: %s",
+				strings.Join(o.late, ", "), wait, hint)
 		}
 		if len(pending) > 0 {
-			o.add(FindingReplyMissing, Timeout, "no reply within %s to %s", p.cfg.Timeout, strings.Join(pending, ", "))
+			msg := fmt.Sprintf("no reply within %s to %s", p.cfg.Timeout, strings.Join(pending, ", "))
+			if s.quietEnded {
+				msg = fmt.Sprintf("no reply to %s: %s", strings.Join(pending, ", "), s.waitEnd())
+			}
+			if note != "" && len(o.late) == 0 {
+				msg += ": " + note
+			}
+			o.add(FindingReplyMissing, Timeout, "%s", msg)
 		}
 	case ex.Stopped == "" && ex.Code != 0:
 		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)

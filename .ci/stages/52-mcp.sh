@@ -65,6 +65,21 @@ for s in mcp-typescript mcp-go-sdk; do
   echo "$s: $(wc -l <"$CI_TMP/mcp/$s.1") vectors, the same status in 3 runs"
 done
 
+echo "== the quiet bound changes no status (issue 31): go-sdk again with --quiet 0"
+# With --quiet 0 only --timeout ends a wait, as before the quiet bound; the
+# go-sdk server stays silent on five requests of the suite (batch,
+# "jsonrpc": "1.0", id null, parse error, roots/list to a client without
+# roots), whose waits the quiet bound ends. About 10 s more.
+s=mcp-go-sdk
+"$conform" run --role server --version 1 -j 2 --profile "impl/$s" --quiet 0 --json-out "$CI_TMP/mcp/$s.noquiet.json" \
+  >"$CI_TMP/mcp/$s.noquiet.txt" || true
+statuses "$CI_TMP/mcp/$s.noquiet.json" >"$CI_TMP/mcp/$s.noquiet"
+if ! diff -u "$CI_TMP/mcp/$s.noquiet" "$CI_TMP/mcp/$s.1"; then
+  echo "$s: the quiet bound changed the status of a vector (- without it, + with it)" >&2
+  exit 1
+fi
+echo "$s: $(wc -l <"$CI_TMP/mcp/$s.1") vectors, the same status with and without the quiet bound"
+
 echo "== parity gate across the six SDK servers"
 # The vectors on which the SDKs must agree byte for byte (docs/mcp.md
 # "Parity"): the others differ where a server deviates (its expected

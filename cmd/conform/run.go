@@ -162,6 +162,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	if d := p.TimeoutDuration(); d > 0 && !keepTimeout {
 		cfg.Timeout = d
 	}
+	applyBounds(cfg, p)
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
 		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
 	}
@@ -330,8 +331,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return runFail(stderr, err)
 	}
+	req, err := f.request(fl)
+	if err != nil {
+		return runFail(stderr, err)
+	}
 	defer tuneRunGC()()
-	_, rep, err := certify.Run(ctx, f.request(fl), runPorts(ctx, stdout, stderr, f.out, f.progress))
+	_, rep, err := certify.Run(ctx, req, runPorts(ctx, stdout, stderr, f.out, f.progress))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return exitInterrupted
@@ -372,6 +377,7 @@ type runFlags struct {
 	color                  *string
 	verbose                bool
 	progress               time.Duration
+	grace, quiet           *time.Duration
 }
 
 // bind declares the flags of conform run on fl.
@@ -393,7 +399,7 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 	fl.StringVar(&r.ExpectFile, "expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
 	fl.IntVar(&r.Jobs, "j", 0, "vectors run at once (default: number of CPUs)")
 	fl.DurationVar(&r.Timeout, "timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
-	fl.DurationVar(&r.Grace, "grace", runner.DefaultGrace, "time the IUT gets to exit after stdin closes, before SIGTERM")
+	f.grace, f.quiet = boundFlags(fl)
 	fl.DurationVar(&r.KillAfter, "kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
 	fl.IntVar(&r.MaxLine, "max-line", runner.DefaultMaxLine, "largest stdout line accepted, in `bytes`")
 	fl.IntVar(&r.StderrMax, "stderr-max", runner.DefaultStderrMax, "trailing stderr `bytes` kept per vector")
@@ -416,16 +422,23 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 }
 
 // request completes the request once fl is parsed: the repeatable flags,
-// which flags were given, the IUT command and the invocation.
-func (f *runFlags) request(fl *flag.FlagSet) certify.Request {
+// which flags were given, --grace and --quiet (0 when not given: the
+// profile's or the suite's apply), the IUT command and the invocation.
+// Errors: USAGE (a bound out of range).
+func (f *runFlags) request(fl *flag.FlagSet) (certify.Request, error) {
 	r := f.req
+	var b runner.Config
+	if msg := setBounds(fl, &b, *f.grace, *f.quiet); msg != "" {
+		return r, kiterr.New(kiterr.Usage, "%s", msg)
+	}
+	r.Grace, r.Quiet = b.Grace, b.Quiet
 	r.Filters, r.Skips, r.Levels = f.filters, f.skips, f.levels
 	r.Claims, r.ClaimsGiven = f.claims, flagSet(fl, "claim")
 	r.MaxMemory = int64(f.maxMemory)
 	r.RoleGiven, r.VersionGiven, r.TimeoutGiven = flagSet(fl, "role"), flagSet(fl, "version"), flagSet(fl, "timeout")
 	r.Command = fl.Args()
 	r.Invocation = runInvocation(fl)
-	return r
+	return r, nil
 }
 
 // output checks the output flags before the run, so that a long run is
@@ -699,8 +712,17 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
 	only := fl.Int("version", 0, "only this protocol `version` (default: every version)")
 	role := fl.String("role", "", "only this `role` (default: every role with session vectors)")
+	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
+	grace, quiet := boundFlags(fl)
 	if code, ok := parseFlags(fl, args, stdout, stderr); !ok {
 		return code
+	}
+	bounds := runner.Config{Timeout: *timeout}
+	if *timeout <= 0 {
+		return usageError(stderr, "golden", "--timeout must be a positive duration")
+	}
+	if msg := setBounds(fl, &bounds, *grace, *quiet); msg != "" {
+		return usageError(stderr, "golden", "%s", msg)
 	}
 	if !*update {
 		return usageError(stderr, "golden", "pass --update to regenerate golden files from the reference")
@@ -741,7 +763,8 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 					return fail(stderr, err)
 				}
 			}
-			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: r, Command: cmd, Jobs: *jobs}, *suiteDir)
+			up, err := runner.UpdateGolden(ctx, runner.Config{Suite: s, Version: ver.Version, Role: r, Command: cmd, Jobs: *jobs,
+				Timeout: bounds.Timeout, Grace: bounds.Grace, Quiet: bounds.Quiet}, *suiteDir)
 			if err != nil {
 				return fail(stderr, err)
 			}

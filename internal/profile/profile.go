@@ -62,6 +62,12 @@ type Profile struct {
 	Timeout        string            `json:"timeout,omitempty"`
 	Notes          string            `json:"notes,omitempty"`
 	Mode           string            `json:"mode,omitempty"`
+	// Quiet and Grace are the implementation's quiet bound and exit
+	// grace, Go durations ("2s"; quiet "0s": none), overriding the
+	// suite's; --quiet and --grace override them ([Profile.QuietBound],
+	// [Profile.GraceDuration]; docs/running.md "Bounds").
+	Quiet string `json:"quiet,omitempty"`
+	Grace string `json:"grace,omitempty"`
 	// Version, Language, Source and Issues describe the implementation
 	// for people: its version, the language it is written in, and the
 	// URLs of its source and issue tracker (reports carry them; conform
@@ -98,7 +104,7 @@ type Profile struct {
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 
-	timeout time.Duration
+	timeout, quiet, grace time.Duration
 }
 
 // Artifact is the released file a profile pins, in the form of an in-toto
@@ -147,6 +153,14 @@ func (a *Artifact) check() string {
 // positive duration), or 0 when the profile sets none.
 func (p *Profile) TimeoutDuration() time.Duration { return p.timeout }
 
+// QuietBound returns Quiet parsed and whether the profile sets it; 0 with
+// set true means no quiet bound.
+func (p *Profile) QuietBound() (d time.Duration, set bool) { return p.quiet, p.Quiet != "" }
+
+// GraceDuration returns Grace parsed (a positive duration), or 0 when the
+// profile sets none.
+func (p *Profile) GraceDuration() time.Duration { return p.grace }
+
 // MaxFile is the largest profile file read, in bytes (1 MiB): profile.json
 // and an expected-failure list. The largest in this repository is 6 KB.
 const MaxFile = 1 << 20
@@ -155,9 +169,10 @@ const MaxFile = 1 << 20
 // as every file of a profile is ([ReadExpectFileIn]): inside dir only,
 // a regular file, at most [MaxFile] bytes. Errors: PROFILE_INVALID
 // (missing file, a link out of dir, not a regular file, too large, bad
-// JSON, unknown member, empty command, a timeout that is not a positive
-// duration, a source, issues or homepage that is not a web URL, an
-// artifact of the wrong form).
+// JSON, unknown member, empty command, a timeout or grace that is not a
+// positive duration, a quiet that is negative or no duration, a source,
+// issues or homepage that is not a web URL, an artifact of the wrong
+// form).
 func Load(dir string) (*Profile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -190,6 +205,25 @@ func Load(dir string) (*Profile, error) {
 			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: timeout %q must be a positive duration, as --timeout must", filepath.Join(abs, File), p.Timeout)
 		}
 		p.timeout = d
+	}
+	for _, b := range []struct {
+		member, value string
+		zeroOK        bool
+		into          *time.Duration
+	}{{"quiet", p.Quiet, true, &p.quiet}, {"grace", p.Grace, false, &p.grace}} {
+		if b.value == "" {
+			continue
+		}
+		d, err := time.ParseDuration(b.value)
+		switch {
+		case err != nil:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q is not a duration such as \"2s\"", filepath.Join(abs, File), b.member, b.value)
+		case d < 0 && b.zeroOK:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q must be 0 (none) or a positive duration, as --%s must", filepath.Join(abs, File), b.member, b.value, b.member)
+		case d <= 0 && !b.zeroOK:
+			return nil, kiterr.New(kiterr.ProfileInvalid, "%s: %s %q must be a positive duration, as --%s must", filepath.Join(abs, File), b.member, b.value, b.member)
+		}
+		*b.into = d
 	}
 	for _, u := range []struct{ member, value string }{{"source", p.Source}, {"issues", p.Issues}, {"homepage", p.Homepage}} {
 		if u.value != "" && !webURL().MatchString(u.value) {

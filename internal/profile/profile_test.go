@@ -183,6 +183,9 @@ func TestLoadErrors(t *testing.T) {
 		{"bare zero timeout", `{"name":"x","command":["a"],"timeout":"0"}`, []string{`timeout "0" must be a positive duration`}},
 		{"timeout without unit", `{"name":"x","command":["a"],"timeout":"10"}`, []string{`timeout "10" is not a duration`}},
 		{"empty-looking timeout", `{"name":"x","command":["a"],"timeout":" "}`, []string{`timeout " " is not a duration`}},
+		{"zero grace", `{"name":"x","command":["a"],"grace":"0s"}`, []string{`grace "0s" must be a positive duration`}},
+		{"negative quiet", `{"name":"x","command":["a"],"quiet":"-1s"}`, []string{`quiet "-1s" must be 0 (none) or a positive duration`}},
+		{"quiet without unit", `{"name":"x","command":["a"],"quiet":"2"}`, []string{`quiet "2" is not a duration`}},
 		{"homepage not a URL", `{"name":"x","command":["a"],"homepage":"file:///etc"}`, []string{`homepage "file:///etc" is not an http or https URL`}},
 		{"artifact without name", `{"name":"x","command":["a"],"artifact":{"uri":"https://e.org/a","digest":{"sha256":"` + strings.Repeat("a", 64) + `"}}}`, []string{"artifact has no name"}},
 		{"artifact uri", `{"name":"x","command":["a"],"artifact":{"name":"a","uri":"ftp://e.org/a","digest":{"sha256":"` + strings.Repeat("a", 64) + `"}}}`, []string{`artifact uri "ftp://e.org/a"`}},
@@ -284,4 +287,27 @@ func TestReadExpectFail(t *testing.T) {
 
 	_, err = profile.ReadExpectFail(filepath.Join(dir, "missing.txt"))
 	kiterrtest.WantCode(t, err, kiterr.ExpectFileInvalid, "open expected-failure list")
+}
+
+// TestQuietAndGrace: a profile's quiet ("0s" is none, and set) and grace.
+func TestQuietAndGrace(t *testing.T) {
+	t.Setenv("CONFORM_CACHE", t.TempDir())
+	for _, tc := range []struct {
+		body         string
+		quiet, grace time.Duration
+		quietSet     bool
+	}{
+		{`{"name":"x","command":["a"]}`, 0, 0, false},
+		{`{"name":"x","command":["a"],"quiet":"0s","grace":"7s"}`, 0, 7 * time.Second, true},
+		{`{"name":"x","command":["a"],"quiet":"1500ms"}`, 1500 * time.Millisecond, 0, true},
+	} {
+		p, err := profile.Load(writeProfile(t, tc.body))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		q, set := p.QuietBound()
+		if q != tc.quiet || set != tc.quietSet || p.GraceDuration() != tc.grace {
+			t.Errorf("%s: quiet %v (set %v), grace %v; want %v (%v), %v", tc.body, q, set, p.GraceDuration(), tc.quiet, tc.quietSet, tc.grace)
+		}
+	}
 }

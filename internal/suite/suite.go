@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -77,6 +78,15 @@ type Version struct {
 	// AfterInput is what an IUT does once stdin closes: AfterInputEither
 	// (default), AfterInputExit or AfterInputKeepRunning.
 	AfterInput string `json:"afterInput,omitempty"`
+	// Quiet and Grace bound the waits of the version's sessions, as Go
+	// durations (docs/running.md "Bounds"). Quiet: once the IUT has
+	// written its first line, how long it may write nothing while a reply
+	// it owes is awaited before the wait ends ("0s": no quiet bound).
+	// Grace: how long it gets to exit once stdin closes (positive). Empty:
+	// the runner's defaults; a profile and the command line override
+	// them. See [Version.QuietBound] and [Version.GraceBound].
+	Quiet string `json:"quiet,omitempty"`
+	Grace string `json:"grace,omitempty"`
 	// Preflight names a session vector run before the others; an IUT that
 	// does not pass it does not speak this version. Vectors' Requires are
 	// checked against the frames the IUT wrote in it.
@@ -101,6 +111,7 @@ type Version struct {
 
 	env                *envelope.Envelope
 	passOver, tolerate []envelope.Rule
+	quiet, grace       time.Duration
 }
 
 // Class is one conformance class of a version and role: a named set of
@@ -259,10 +270,42 @@ func (v *Version) checkClasses() error {
 	return nil
 }
 
+// QuietBound returns the version's quiet bound and whether suite.json
+// sets one; 0 with set true means no quiet bound.
+func (v *Version) QuietBound() (d time.Duration, set bool) { return v.quiet, v.Quiet != "" }
+
+// GraceBound returns the version's exit grace, or 0 when suite.json sets
+// none.
+func (v *Version) GraceBound() time.Duration { return v.grace }
+
+// ParseBound parses a bound of a suite, vector or profile: a Go duration
+// such as "2s" or "1m30s", at least 0 (positive unless zeroOK). Errors:
+// plain, naming what is wrong.
+func ParseBound(s string, zeroOK bool) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration such as \"2s\"", s)
+	case d < 0 || d == 0 && !zeroOK:
+		return 0, fmt.Errorf("%q must be a positive duration", s)
+	}
+	return d, nil
+}
+
 // compile compiles the version's envelope and frame rules and checks its
-// roles and classes. Errors: plain, for SUITE_INVALID.
+// roles, classes and bounds. Errors: plain, for SUITE_INVALID.
 func (v *Version) compile() error {
 	var err error
+	if v.Quiet != "" {
+		if v.quiet, err = ParseBound(v.Quiet, true); err != nil {
+			return fmt.Errorf("quiet: %v", err)
+		}
+	}
+	if v.Grace != "" {
+		if v.grace, err = ParseBound(v.Grace, false); err != nil {
+			return fmt.Errorf("grace: %v", err)
+		}
+	}
 	if v.env, err = envelope.Compile(v.Envelope); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -200,6 +201,22 @@ func TestVersion(t *testing.T) {
 	kiterrtest.WantCode(t, err, kiterr.VersionUnknown, `"tiny"`, "2")
 }
 
+// TestVersionBounds: a version's quiet ("0s" is none, and set) and grace.
+func TestVersionBounds(t *testing.T) {
+	t.Parallel()
+	fsys := tinyFS(t)
+	v, _ := mustLoad(t, fsys).Version(1)
+	if d, set := v.QuietBound(); d != 0 || set || v.GraceBound() != 0 {
+		t.Errorf("no quiet or grace: QuietBound %v %v, GraceBound %v; want 0 false, 0", d, set, v.GraceBound())
+	}
+	fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"draft"`, `"draft", "quiet": "0s", "grace": "4s"`, 1))}
+	seal(t, fsys)
+	v, _ = mustLoad(t, fsys).Version(1)
+	if d, set := v.QuietBound(); d != 0 || !set || v.GraceBound() != 4*time.Second {
+		t.Errorf("quiet 0s, grace 4s: QuietBound %v %v, GraceBound %v; want 0 true, 4s", d, set, v.GraceBound())
+	}
+}
+
 func TestDigestsAndManifest(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
@@ -280,6 +297,20 @@ func TestLoadErrors(t *testing.T) {
 				fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"draft"`, `"beta"`, 1))}
 			},
 			reseal: true, code: kiterr.SuiteInvalid, fragments: []string{"/versions/0/status"},
+		},
+		{
+			name: "suite.json violates suite.schema.json: quiet not a duration",
+			edit: func(fsys fstest.MapFS) {
+				fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"draft"`, `"draft", "quiet": "2"`, 1))}
+			},
+			reseal: true, code: kiterr.SuiteInvalid, fragments: []string{"/versions/0/quiet"},
+		},
+		{
+			name: "grace of zero",
+			edit: func(fsys fstest.MapFS) {
+				fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"draft"`, `"draft", "grace": "0s"`, 1))}
+			},
+			reseal: true, code: kiterr.SuiteInvalid, fragments: []string{"grace"},
 		},
 		{
 			name: "suite.json with no versions",

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -230,6 +231,23 @@ type Expect struct {
 	Order [][]any `json:"order,omitempty"`
 	// AfterInput overrides the version's AfterInput.
 	AfterInput string `json:"afterInput,omitempty"`
+	// Quiet is the least quiet bound of this vector, a Go duration
+	// ("5s"): a vector whose IUT is silent on purpose while a reply is
+	// awaited (a tool that sleeps, a request that waits on the peer) sets
+	// it above that silence; the runner uses the larger of it and the
+	// run's quiet bound ("0s": no quiet bound for this vector). See
+	// [Expect.QuietBound].
+	Quiet string `json:"quiet,omitempty"`
+}
+
+// QuietBound returns expect.quiet parsed (checked when the vector was
+// loaded) and whether the vector sets it.
+func (e Expect) QuietBound() (d time.Duration, set bool) {
+	if e.Quiet == "" {
+		return 0, false
+	}
+	d, _ = ParseBound(e.Quiet, true)
+	return d, true
 }
 
 // Bytes returns the line to write for item, with its LF. A frame is written
@@ -737,6 +755,11 @@ func (v *Vector) checkInputs(ver *Version) error {
 	case "", AfterInputEither, AfterInputExit, AfterInputKeepRunning:
 	default:
 		return kiterr.New(kiterr.VectorInvalid, "%s: expect.afterInput %q is not either, exit or keepRunning", v.Path, v.Expect.AfterInput)
+	}
+	if v.Expect.Quiet != "" {
+		if _, err := ParseBound(v.Expect.Quiet, true); err != nil {
+			return kiterr.New(kiterr.VectorInvalid, "%s: expect.quiet: %v", v.Path, err)
+		}
 	}
 	for i, f := range v.Files {
 		if !fs.ValidPath(f.Path) || f.Path == "." || strings.Contains(f.Path, `\`) {

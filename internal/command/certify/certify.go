@@ -77,8 +77,12 @@ type Request struct {
 	ExpectFile string
 	// Bounds, as runner.Config has them. TimeoutGiven says Timeout was
 	// given (else a profile's timeout, or RealAgentTimeout, applies).
+	// Grace and Quiet are 0 when not given: the profile's, else the suite
+	// version's, else runner.DefaultGrace and runner.DefaultQuiet apply;
+	// Quiet runner.NoQuiet is no quiet bound.
 	Jobs                          int
 	Timeout, Grace, KillAfter     time.Duration
+	Quiet                         time.Duration
 	TimeoutGiven                  bool
 	MaxLine, StderrMax, MaxFrames int
 	MaxVectorBytes, MaxProcs      int
@@ -206,7 +210,11 @@ func Prepare(req Request, p Ports) (*Plan, error) {
 // unknown --mode, --mode with a profile, a profile and a command, --name
 // or --mode spawned without a command.
 func Check(req Request) error {
-	if msg := Bounds(req.Jobs, req.Timeout, req.Grace, req.KillAfter, req.MaxLine, req.StderrMax, req.MaxFrames); msg != "" {
+	grace := req.Grace
+	if grace == 0 {
+		grace = runner.DefaultGrace // not given: the profile's or the suite's, checked where they are read
+	}
+	if msg := Bounds(req.Jobs, req.Timeout, grace, req.KillAfter, req.MaxLine, req.StderrMax, req.MaxFrames); msg != "" {
 		return kiterr.New(kiterr.Usage, "%s", msg)
 	}
 	if _, err := splitList("--level", req.Levels); err != nil {
@@ -308,7 +316,7 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	lv, _ := splitList("--level", req.Levels)
 	cfg := runner.Config{
 		Suite: s, Version: req.Version, Role: req.Role, Filters: req.Filters, Skip: req.Skips, Levels: lv, Jobs: req.Jobs,
-		Timeout: req.Timeout, Grace: req.Grace, KillAfter: req.KillAfter, MaxLine: req.MaxLine,
+		Timeout: req.Timeout, Grace: req.Grace, Quiet: req.Quiet, KillAfter: req.KillAfter, MaxLine: req.MaxLine,
 		StderrMax: req.StderrMax, MaxFrames: req.MaxFrames, MaxVectorBytes: req.MaxVectorBytes, InheritEnv: req.InheritEnv,
 		Exact: req.Exact, NoFailFast: req.NoFailFast, MaxProcs: req.MaxProcs, MaxMemory: req.MaxMemory,
 	}

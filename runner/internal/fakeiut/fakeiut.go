@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/conform-kit/conform/internal/double"
@@ -206,10 +207,28 @@ func rpc(behaviour string) (int, bool) {
 	}
 	in := bufio.NewReader(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex // the chatter of rpc-chatty-parse writes beside the loop
 	write := func(v any) {
 		b, _ := json.Marshal(v)
+		mu.Lock()
+		defer mu.Unlock()
 		out.Write(append(b, '\n'))
 		out.Flush()
+	}
+	if behaviour == "rpc-slow-start" {
+		// Starts slowly: nothing is read or written for 3 s.
+		time.Sleep(3 * time.Second)
+	}
+	chatter := func(stderr bool) {
+		// Progress the runner does not wait for, every 200 ms until the
+		// process ends: on stdout (a notification) or on stderr.
+		for range time.Tick(200 * time.Millisecond) {
+			if stderr {
+				os.Stderr.WriteString("working\n")
+				continue
+			}
+			write(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress"})
+		}
 	}
 	reply := func(id any, result any) { write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result}) }
 	notify := func(method string) { write(map[string]any{"jsonrpc": "2.0", "method": method}) }
@@ -222,6 +241,14 @@ func rpc(behaviour string) (int, bool) {
 		dec := json.NewDecoder(strings.NewReader(string(line)))
 		dec.UseNumber()
 		if dec.Decode(&m) != nil {
+			switch behaviour {
+			case "rpc-chatty-parse":
+				go chatter(false)
+				continue
+			case "rpc-stderr-parse":
+				go chatter(true)
+				continue
+			}
 			if behaviour != "rpc-silent-parse" {
 				write(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": "Parse error"}})
 			}
