@@ -228,6 +228,28 @@ type Report struct {
 // INTERRUPTED when ctx is cancelled, COMPAT_TIMEOUT when its deadline
 // passes, COMPAT_MEMORY when the heap passes MemoryLimit.
 func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
+	rep, _, err := compare(ctx, old, new, opt)
+	return rep, err
+}
+
+// work counts what one Compare did: calls of the real validator, prove
+// calls not answered by a memo, conjunctions flattened by expand. The cost
+// tests bound how they grow (export_test.go), never the time.
+type work struct {
+	validations, proofs, expansions int
+	evaluations                     int64
+}
+
+func compare(ctx context.Context, old, new any, opt Options) (Report, work, error) {
+	rep, e, err := compareEngine(ctx, old, new, opt)
+	var w work
+	if e != nil {
+		w = work{validations: e.validations, proofs: e.proofs, expansions: e.expansions, evaluations: e.evaluations}
+	}
+	return rep, w, err
+}
+
+func compareEngine(ctx context.Context, old, new any, opt Options) (Report, *engine, error) {
 	var filter Breaks
 	switch opt.Direction {
 	case DirectionReader:
@@ -237,19 +259,19 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	case DirectionBoth, "":
 		filter = BreaksBoth
 	default:
-		return Report{}, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
+		return Report{}, nil, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
 	}
 	def, ok := parseDialect(opt.DefaultDraft)
 	if !ok {
-		return Report{}, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
+		return Report{}, nil, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
 	}
 	od, err := loadDoc("old", old, opt, def)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
 	}
 	nd, err := loadDoc("new", new, opt, def)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
 	}
 	rules := indexRules()
 	if opt.Catalog != nil {
@@ -278,7 +300,7 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 		c.err = c.e.err
 	}
 	if c.err != nil {
-		return Report{}, c.err
+		return Report{}, c.e, c.err
 	}
 	for i := range c.findings {
 		f := &c.findings[i]
@@ -302,9 +324,9 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	rep.recount()
 	rep.Checks = c.rootChecks(rep.Findings)
 	if c.e.err != nil {
-		return Report{}, c.e.err
+		return Report{}, c.e, c.e.err
 	}
-	return rep, nil
+	return rep, c.e, nil
 }
 
 // indexRules is the registry by id. A batch of small comparisons spent a

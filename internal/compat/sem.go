@@ -119,6 +119,12 @@ type engine struct {
 	sepMemo  map[string][]any // separating candidates per schema pair
 	// expandMemo remembers expandN's alternatives per conjunction
 	expandMemo map[string]expansion
+	// work counts, for the cost tests (Stats): validator calls, prove
+	// calls not answered by a memo
+	validations, proofs, expansions int
+	// evaluations sums the unfolding (doc.unfold) of each validated
+	// location: a bound on the validator's own work
+	evaluations int64
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -588,6 +594,7 @@ func (e *engine) expandUncached(in conj, first int) (out []conj, ok bool) {
 		}
 		c := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		e.expansions++
 		atoms, neg, disj, isEmpty := e.flatten(c)
 		if isEmpty {
 			continue
@@ -927,6 +934,8 @@ func (e *engine) validatable(s sref) bool {
 		return true
 	case s.view != "" || s.d.std == nil:
 		return false
+	case s.d.unfold(s.loc) > maxUnfold:
+		return false
 	}
 	return s.d.std.Compiles(s.d.tr.origPointer(s.loc)) == nil
 }
@@ -941,9 +950,11 @@ func (e *engine) validAs(s sref, v any, forFilter bool) (ok, known bool) {
 	if s.view != "" && !forFilter {
 		return false, false // a pure view is not its node
 	}
-	if s.d.std == nil {
-		return false, false
+	if s.d.std == nil || s.d.unfold(s.loc) > maxUnfold {
+		return false, false // no validator, or one that may take exponential time here
 	}
+	e.validations++
+	e.evaluations += s.d.unfold(s.loc)
 	ptr := s.d.tr.origPointer(s.loc)
 	ok, err := s.d.std.Valid(ptr, v)
 	if err != nil {
@@ -1310,6 +1321,7 @@ func (e *engine) prove(a conj, b sref) bool {
 	if e.depth > maxDepth {
 		return false
 	}
+	e.proofs++
 	outer := e.minDep
 	e.minDep = math.MaxInt
 	e.level++
