@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -140,7 +141,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	rep, err := compat.Compare(ctx, docs[0], docs[1], opt)
+	rep, err := compareBounded(ctx, docs[0], docs[1], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
 		return compatErrorExit(err)
@@ -324,4 +325,42 @@ func tuneCompatGC(bound int64) (restore func()) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// compatGrace is how long compareBounded waits, once ctx is done, for
+// Compare to notice it before answering on its behalf.
+const compatGrace = 500 * time.Millisecond
+
+// compareBounded is compat.Compare that returns within compatGrace of
+// ctx ending (--timeout, a signal) even if Compare is inside a step that
+// does not read ctx (a meta-schema validation of a large document, one
+// validator call): the error is then COMPAT_TIMEOUT (deadline) or
+// INTERRUPTED, as Compare's own, and the abandoned Compare ends at its
+// next context check (the command exits right after).
+func compareBounded(ctx context.Context, old, new any, opt compat.Options) (compat.Report, error) {
+	type result struct {
+		rep compat.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := compat.Compare(ctx, old, new, opt)
+		done <- result{rep, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(compatGrace)
+	defer grace.Stop()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-grace.C:
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return compat.Report{}, kiterr.Wrap(kiterr.CompatTimeout, ctx.Err(), "compare schemas: the time bound was reached (--timeout)")
+	}
+	return compat.Report{}, kiterr.Wrap(kiterr.Interrupted, ctx.Err(), "compare schemas")
 }

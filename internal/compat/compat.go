@@ -265,13 +265,24 @@ func compareEngine(ctx context.Context, old, new any, opt Options) (Report, *eng
 	if !ok {
 		return Report{}, nil, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
 	}
+	// loading (meta-schema validation, translation, $ref checks) is not
+	// interruptible; the context is read between its steps
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
+	}
 	od, err := loadDoc("old", old, opt, def)
 	if err != nil {
 		return Report{}, nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
+	}
 	nd, err := loadDoc("new", new, opt, def)
 	if err != nil {
 		return Report{}, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
 	}
 	rules := indexRules()
 	if opt.Catalog != nil {

@@ -9,16 +9,17 @@ import (
 )
 
 // refFanOut is issue 33's $ref fan-out family: depth definitions, each an
-// anyOf whose branches refer to the next definition twice (directly and
-// through an array) and once through a property; the last level changes
-// (string to string-or-null) when changed.
+// anyOf whose branches refer to the next definition twice in place
+// (directly and through allOf) and once through a property; the last
+// level changes (string to string-or-null) when changed.
 func refFanOut(depth int, changed bool) any {
 	defs := map[string]any{}
 	for l := range depth {
 		next := map[string]any{"$ref": fmt.Sprintf("#/$defs/D%d", l+1)}
 		defs[fmt.Sprintf("D%d", l)] = map[string]any{"anyOf": []any{
 			next,
-			map[string]any{"allOf": []any{next}, "properties": map[string]any{"p": next}},
+			map[string]any{"allOf": []any{next}},
+			map[string]any{"type": "object", "properties": map[string]any{"p": next}},
 		}}
 	}
 	var leaf any = map[string]any{"type": "string"}
