@@ -28,7 +28,7 @@ import (
 // 1 when something does, 2 for a usage error or bad input (unreadable file,
 // bad JSON, remote or dangling $ref, unsupported draft, a schema its
 // meta-schema rejects), 3 when --timeout passed (COMPAT_TIMEOUT) or the
-// heap passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
+// process's resident memory passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
 // FILE it compares every pair of FILE in one process (compat_pairs.go).
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
@@ -42,7 +42,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	noMetaschema := fl.Bool("no-metaschema", false, "do not validate the schemas against their draft's meta-schema first (default: an invalid schema is SCHEMA_INVALID, exit 2)")
 	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
 	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
-	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the heap passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
+	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the process's resident memory passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
 	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
 	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")

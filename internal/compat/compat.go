@@ -60,11 +60,15 @@ type Options struct {
 	// exclusiveMinimum under 2020-12) is SCHEMA_INVALID with the pointer of
 	// the violation, never compared.
 	NoMetaschema bool
-	// MemoryLimit bounds the process's heap while Compare runs, in bytes:
-	// past it Compare returns COMPAT_MEMORY instead of growing further. 0
-	// means [DefaultMemoryLimit] (1 GiB), a negative value no bound. The
-	// heap is read (runtime/metrics) every few hundred steps of the prover
-	// and the witness search, so the bound holds within a few megabytes.
+	// MemoryLimit bounds the process's memory while Compare runs, in
+	// bytes: past it Compare returns COMPAT_MEMORY instead of growing
+	// further. 0 means [DefaultMemoryLimit] (1 GiB), a negative value no
+	// bound. The memory is the resident set (/proc/self/statm; where there
+	// is none, what the Go runtime mapped less what it released: stacks
+	// and free heap count, not only live objects), read every few hundred
+	// steps of the prover and the witness search, so the bound holds
+	// within a few megabytes of those steps (loading a document, its
+	// meta-schema check included, is not polled).
 	MemoryLimit int64
 	// DefaultDraft is the draft of a document without $schema: "2020-12"
 	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
@@ -226,7 +230,8 @@ type Report struct {
 // NoMetaschema); SCHEMA_UNSUPPORTED for a $schema it does not know (draft-03
 // and older) or $dynamicRef/$recursiveRef; USAGE for an unknown Direction;
 // INTERRUPTED when ctx is cancelled, COMPAT_TIMEOUT when its deadline
-// passes, COMPAT_MEMORY when the heap passes MemoryLimit.
+// passes, COMPAT_MEMORY when the process's resident memory passes
+// MemoryLimit.
 func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	rep, _, err := compare(ctx, old, new, opt)
 	return rep, err

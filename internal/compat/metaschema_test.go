@@ -55,7 +55,7 @@ var metaProbes = []string{
 // step. The test fails when this list is no longer exact.
 var knownStricterPublished = map[string]bool{
 	"draft-06 " + `{"patternProperties": {"(": {}}}`: true,
-	"draft-06 " + `{"examples": 1}`:                 true,
+	"draft-06 " + `{"examples": 1}`:                  true,
 }
 
 // TestBundledMetaSchemas: the committed copies are the published texts
