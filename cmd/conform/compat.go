@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ import (
 // 1 when something does, 2 for a usage error or bad input (unreadable file,
 // bad JSON, remote or dangling $ref, unsupported draft, a schema its
 // meta-schema rejects), 3 when --timeout passed (COMPAT_TIMEOUT) or the
-// heap passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
+// process's resident memory passed --memory (COMPAT_MEMORY), 130 when interrupted. With --pairs
 // FILE it compares every pair of FILE in one process (compat_pairs.go).
 func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("compat", flag.ContinueOnError)
@@ -41,7 +42,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	noMetaschema := fl.Bool("no-metaschema", false, "do not validate the schemas against their draft's meta-schema first (default: an invalid schema is SCHEMA_INVALID, exit 2)")
 	defaultDraft := fl.String("default-draft", "2020-12", "draft of a schema without $schema: 2020-12, 2019-09, draft-07, draft-06 or draft-04")
 	timeout := fl.Duration("timeout", 2*time.Minute, "give up after this long with COMPAT_TIMEOUT (exit 3); 0: no bound")
-	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the heap passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
+	memory := fl.String("memory", "1GiB", "give up with COMPAT_MEMORY (exit 3) when the process's resident memory passes this many bytes (suffix KiB, MiB or GiB); 0: no bound")
 	ignoreFile := fl.String("ignore", "", "file of accepted findings: lines RULE_ID, /json/pointer or RULE_ID /json/pointer")
 	severityFile := fl.String("severity-levels", "", "file of RULE_ID LEVEL lines (error, warning, info, none) for BREAKING findings")
 	failOn := fl.String("fail-on", "error", "exit 1 for findings of this severity or worse: error or warning")
@@ -140,7 +141,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	rep, err := compat.Compare(ctx, docs[0], docs[1], opt)
+	rep, err := compareBounded(ctx, docs[0], docs[1], opt)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform compat: %v\n", err)
 		return compatErrorExit(err)
@@ -324,4 +325,42 @@ func tuneCompatGC(bound int64) (restore func()) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// compatGrace is how long compareBounded waits, once ctx is done, for
+// Compare to notice it before answering on its behalf.
+const compatGrace = 500 * time.Millisecond
+
+// compareBounded is compat.Compare that returns within compatGrace of
+// ctx ending (--timeout, a signal) even if Compare is inside a step that
+// does not read ctx (a meta-schema validation of a large document, one
+// validator call): the error is then COMPAT_TIMEOUT (deadline) or
+// INTERRUPTED, as Compare's own, and the abandoned Compare ends at its
+// next context check (the command exits right after).
+func compareBounded(ctx context.Context, old, new any, opt compat.Options) (compat.Report, error) {
+	type result struct {
+		rep compat.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := compat.Compare(ctx, old, new, opt)
+		done <- result{rep, err}
+	}()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(compatGrace)
+	defer grace.Stop()
+	select {
+	case r := <-done:
+		return r.rep, r.err
+	case <-grace.C:
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return compat.Report{}, kiterr.Wrap(kiterr.CompatTimeout, ctx.Err(), "compare schemas: the time bound was reached (--timeout)")
+	}
+	return compat.Report{}, kiterr.Wrap(kiterr.Interrupted, ctx.Err(), "compare schemas")
 }

@@ -60,11 +60,15 @@ type Options struct {
 	// exclusiveMinimum under 2020-12) is SCHEMA_INVALID with the pointer of
 	// the violation, never compared.
 	NoMetaschema bool
-	// MemoryLimit bounds the process's heap while Compare runs, in bytes:
-	// past it Compare returns COMPAT_MEMORY instead of growing further. 0
-	// means [DefaultMemoryLimit] (1 GiB), a negative value no bound. The
-	// heap is read (runtime/metrics) every few hundred steps of the prover
-	// and the witness search, so the bound holds within a few megabytes.
+	// MemoryLimit bounds the process's memory while Compare runs, in
+	// bytes: past it Compare returns COMPAT_MEMORY instead of growing
+	// further. 0 means [DefaultMemoryLimit] (1 GiB), a negative value no
+	// bound. The memory is the resident set (/proc/self/statm; where there
+	// is none, what the Go runtime mapped less what it released: stacks
+	// and free heap count, not only live objects), read every few hundred
+	// steps of the prover and the witness search, so the bound holds
+	// within a few megabytes of those steps (loading a document, its
+	// meta-schema check included, is not polled).
 	MemoryLimit int64
 	// DefaultDraft is the draft of a document without $schema: "2020-12"
 	// (also ""), "2019-09", "draft-07", "draft-06" or "draft-04".
@@ -226,8 +230,31 @@ type Report struct {
 // NoMetaschema); SCHEMA_UNSUPPORTED for a $schema it does not know (draft-03
 // and older) or $dynamicRef/$recursiveRef; USAGE for an unknown Direction;
 // INTERRUPTED when ctx is cancelled, COMPAT_TIMEOUT when its deadline
-// passes, COMPAT_MEMORY when the heap passes MemoryLimit.
+// passes, COMPAT_MEMORY when the process's resident memory passes
+// MemoryLimit.
 func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
+	rep, _, err := compare(ctx, old, new, opt)
+	return rep, err
+}
+
+// work counts what one Compare did: calls of the real validator, prove
+// calls not answered by a memo, conjunctions flattened by expand. The cost
+// tests bound how they grow (export_test.go), never the time.
+type work struct {
+	validations, proofs, expansions int
+	evaluations                     int64
+}
+
+func compare(ctx context.Context, old, new any, opt Options) (Report, work, error) {
+	rep, e, err := compareEngine(ctx, old, new, opt)
+	var w work
+	if e != nil {
+		w = work{validations: e.validations, proofs: e.proofs, expansions: e.expansions, evaluations: e.evaluations}
+	}
+	return rep, w, err
+}
+
+func compareEngine(ctx context.Context, old, new any, opt Options) (Report, *engine, error) {
 	var filter Breaks
 	switch opt.Direction {
 	case DirectionReader:
@@ -237,19 +264,30 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	case DirectionBoth, "":
 		filter = BreaksBoth
 	default:
-		return Report{}, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
+		return Report{}, nil, kiterr.New(kiterr.Usage, "direction %q: want reader, writer or both", opt.Direction)
 	}
 	def, ok := parseDialect(opt.DefaultDraft)
 	if !ok {
-		return Report{}, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
+		return Report{}, nil, kiterr.New(kiterr.Usage, "default draft %q: want 2020-12, 2019-09, draft-07, draft-06 or draft-04", opt.DefaultDraft)
+	}
+	// loading (meta-schema validation, translation, $ref checks) is not
+	// interruptible; the context is read between its steps
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
 	}
 	od, err := loadDoc("old", old, opt, def)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
 	}
 	nd, err := loadDoc("new", new, opt, def)
 	if err != nil {
-		return Report{}, err
+		return Report{}, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Report{}, nil, ctxErr(err)
 	}
 	rules := indexRules()
 	if opt.Catalog != nil {
@@ -278,7 +316,7 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 		c.err = c.e.err
 	}
 	if c.err != nil {
-		return Report{}, c.err
+		return Report{}, c.e, c.err
 	}
 	for i := range c.findings {
 		f := &c.findings[i]
@@ -302,9 +340,9 @@ func Compare(ctx context.Context, old, new any, opt Options) (Report, error) {
 	rep.recount()
 	rep.Checks = c.rootChecks(rep.Findings)
 	if c.e.err != nil {
-		return Report{}, c.e.err
+		return Report{}, c.e, c.e.err
 	}
-	return rep, nil
+	return rep, c.e, nil
 }
 
 // indexRules is the registry by id. A batch of small comparisons spent a

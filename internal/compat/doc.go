@@ -85,7 +85,11 @@
 // generated objects vary at most maxNames members, long lists are paired
 // in linear time, and the context and [Options].MemoryLimit bound
 // everything: past the deadline Compare returns COMPAT_TIMEOUT, past the
-// heap bound COMPAT_MEMORY.
+// memory bound (the process's resident set) COMPAT_MEMORY. The real
+// validator is asked only at locations whose in-place unfolding is at
+// most 4096 schemas (doc.unfold): jsonschema v6 tries every branch of an
+// anyOf that rejects, so one call at the root of a chain of anyOf that
+// refer to the next level twice costs 2^depth (issue 33).
 //
 // # Rules
 //

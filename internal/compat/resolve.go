@@ -22,6 +22,8 @@ type doc struct {
 	std *schema.Standalone
 	// refTargets are the locations some $ref of the document points at
 	refTargets map[string]bool
+	// unfoldMemo caches unfold per location
+	unfoldMemo map[string]int64
 }
 
 // newDoc checks every $ref of root: local, resolvable, and not part of a
@@ -341,4 +343,42 @@ func jsonKind(v any) string {
 		return "a number"
 	}
 	return "not JSON"
+}
+
+// maxUnfold bounds the in-place unfolding of a location that compat asks
+// the validator about (see [doc.unfold]): beyond it, a validation may cost
+// that many evaluations of one instance (jsonschema v6 tries every branch
+// of an anyOf that rejects), so the location is not validated and the
+// prover and the witness search treat its verdict as unknown.
+const maxUnfold = 4096
+
+// unfold returns how many schema evaluations one instance costs at loc
+// through in-place applicators alone ($ref, allOf, anyOf, oneOf, not, if,
+// then, else, dependentSchemas), when no branch stops early: the size of
+// the in-place tree below loc, each shared location counted on every path,
+// saturated just past maxUnfold. The in-place graph is acyclic
+// (checkLoops), so the sum ends; each location is computed once per
+// document (memo), so the cost is linear in the document even when the
+// count is exponential in it (a chain of anyOf whose branches all refer
+// to the next definition doubles it per level).
+func (d *doc) unfold(loc string) int64 {
+	if n, ok := d.unfoldMemo[loc]; ok {
+		return n
+	}
+	if d.unfoldMemo == nil {
+		d.unfoldMemo = map[string]int64{}
+	}
+	d.unfoldMemo[loc] = maxUnfold + 1 // a cycle (refused by checkLoops) saturates
+	v, _ := d.lookup(loc)
+	m, _ := v.(map[string]any)
+	n := int64(1)
+	for _, next := range d.inPlaceEdges(m, loc) {
+		n += d.unfold(next)
+		if n > maxUnfold {
+			n = maxUnfold + 1
+			break
+		}
+	}
+	d.unfoldMemo[loc] = n
+	return n
 }

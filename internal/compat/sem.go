@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"os"
 	"regexp"
 	"regexp/syntax"
 	"runtime/metrics"
@@ -119,6 +120,12 @@ type engine struct {
 	sepMemo  map[string][]any // separating candidates per schema pair
 	// expandMemo remembers expandN's alternatives per conjunction
 	expandMemo map[string]expansion
+	// work counts, for the cost tests (Stats): validator calls, prove
+	// calls not answered by a memo
+	validations, proofs, expansions int
+	// evaluations sums the unfolding (doc.unfold) of each validated
+	// location: a bound on the validator's own work
+	evaluations int64
 }
 
 func newEngine(ctx context.Context, opt Options) *engine {
@@ -126,7 +133,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	if limit == 0 {
 		limit = DefaultMemoryLimit
 	}
-	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
+	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: metricMapped}, {Name: metricReleased}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
 		genMemo: map[string]keyed{}, hintMemo: map[string]hintBag{}, atomHintMemo: map[string]hintBag{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
@@ -144,7 +151,7 @@ func (e *engine) stop() bool {
 	e.polls++
 	if e.memLimit > 0 && e.polls%memPollEvery == 0 {
 		if heap := heapBytes(e.sample); heap > e.memLimit {
-			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the heap reached %s, past the memory bound of %s (--memory)", showBytes(heap), showBytes(e.memLimit))
+			e.err = kiterr.New(kiterr.CompatMemory, "compare schemas: the process's memory reached %s, past the memory bound of %s (--memory)", showBytes(heap), showBytes(e.memLimit))
 			return true
 		}
 	}
@@ -163,14 +170,50 @@ func showBytes(n int64) string {
 // size (a read costs about a microsecond).
 const memPollEvery = 256
 
-// heapBytes reads the bytes of heap objects, live or not yet swept
-// (runtime/metrics "/memory/classes/heap/objects:bytes"), into sample.
+// The runtime/metrics heapBytes reads when the process's resident set
+// cannot be read: every byte the runtime mapped (heap, stacks,
+// metadata), less the heap it gave back to the system.
+const (
+	metricMapped   = "/memory/classes/total:bytes"
+	metricReleased = "/memory/classes/heap/released:bytes"
+)
+
+// heapBytes reads the memory of the process: its resident set
+// (/proc/self/statm on Linux: the jsonschema compiler's and validator's
+// allocations, goroutine stacks of deep recursion, runtime metadata and
+// cgo alike), else what the Go runtime mapped and did not release
+// (runtime/metrics, into sample). The heap of live objects alone
+// ("/memory/classes/heap/objects:bytes", read before issue 33) missed
+// stacks and free heap not yet returned, which let --memory 64MiB reach
+// 600 MB.
 func heapBytes(sample []metrics.Sample) int64 {
+	if rss, ok := residentBytes(); ok {
+		return rss
+	}
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
+	if len(sample) < 2 || sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
 		return 0
 	}
-	return int64(sample[0].Value.Uint64())
+	return int64(sample[0].Value.Uint64() - sample[1].Value.Uint64())
+}
+
+// residentBytes is the resident set size of the process in bytes, from
+// the second field of /proc/self/statm (pages); ok is false where there
+// is no such file.
+func residentBytes() (int64, bool) {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
 }
 
 // DefaultMemoryLimit is the heap bound of [Options].MemoryLimit when it is
@@ -588,6 +631,7 @@ func (e *engine) expandUncached(in conj, first int) (out []conj, ok bool) {
 		}
 		c := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		e.expansions++
 		atoms, neg, disj, isEmpty := e.flatten(c)
 		if isEmpty {
 			continue
@@ -927,6 +971,8 @@ func (e *engine) validatable(s sref) bool {
 		return true
 	case s.view != "" || s.d.std == nil:
 		return false
+	case s.d.unfold(s.loc) > maxUnfold:
+		return false
 	}
 	return s.d.std.Compiles(s.d.tr.origPointer(s.loc)) == nil
 }
@@ -941,9 +987,11 @@ func (e *engine) validAs(s sref, v any, forFilter bool) (ok, known bool) {
 	if s.view != "" && !forFilter {
 		return false, false // a pure view is not its node
 	}
-	if s.d.std == nil {
-		return false, false
+	if s.d.std == nil || s.d.unfold(s.loc) > maxUnfold {
+		return false, false // no validator, or one that may take exponential time here
 	}
+	e.validations++
+	e.evaluations += s.d.unfold(s.loc)
 	ptr := s.d.tr.origPointer(s.loc)
 	ok, err := s.d.std.Valid(ptr, v)
 	if err != nil {
@@ -1310,6 +1358,7 @@ func (e *engine) prove(a conj, b sref) bool {
 	if e.depth > maxDepth {
 		return false
 	}
+	e.proofs++
 	outer := e.minDep
 	e.minDep = math.MaxInt
 	e.level++
