@@ -115,8 +115,15 @@ type Config struct {
 	// (docs/running.md "Conformance classes"). A name that is a class of
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
-	// Jobs is how many vectors run at once (default: number of CPUs).
+	// Jobs is how many vectors run at once (default: 4 x Starts, capped so
+	// that each can have 256 MiB of the memory available, and never below
+	// Starts; see [defaultJobs]).
 	Jobs int
+	// Starts is how many IUTs may be between their exec and their first
+	// stdout line at once (default: number of CPUs): the start gate, which
+	// keeps a wide Jobs from starving starts of CPU. Waiting for a slot is
+	// not counted in the vector's Timeout. See startgate.go.
+	Starts int
 	// Timeout bounds the wait for a vector's replies or expected exit
 	// (default 10 s): the start-up and whole-vector bound. Grace is how
 	// long the IUT gets to exit after stdin is closed (default: the suite
@@ -236,8 +243,11 @@ func (c *Config) defaults() {
 			c.Role = v.DefaultRole()
 		}
 	}
+	if c.Starts <= 0 {
+		c.Starts = defaultStarts()
+	}
 	if c.Jobs <= 0 {
-		c.Jobs = runtime.NumCPU()
+		c.Jobs = defaultJobs(c.Starts)
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
@@ -292,6 +302,8 @@ func (c *Config) frameBudget() int {
 // and the vectors with their golden bytes.
 type plan struct {
 	cfg  Config
+	// starts is the start gate (Config.Starts).
+	starts startGate
 	ver  *suite.Version
 	env  *envelope.Envelope
 	root *schema.Schema
@@ -351,7 +363,7 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, kiterr.New(kiterr.Usage, "role %q is not a role of suite version %d (%s)", cfg.Role, cfg.Version, strings.Join(ver.RoleNames(), ", "))
 	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
-		passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
