@@ -301,12 +301,12 @@ func (c *Config) frameBudget() int {
 // plan is what a run needs, prepared once: compiled schemas, normalizers
 // and the vectors with their golden bytes.
 type plan struct {
-	cfg  Config
+	cfg Config
 	// starts is the start gate (Config.Starts).
 	starts startGate
-	ver  *suite.Version
-	env  *envelope.Envelope
-	root *schema.Schema
+	ver    *suite.Version
+	env    *envelope.Envelope
+	root   *schema.Schema
 	// byMethod holds the replyBody schema of each method (envelope
 	// replyBody), which a success reply to a request of that method must
 	// satisfy.
