@@ -119,6 +119,18 @@ type Config struct {
 	// that each can have 256 MiB of the memory available, and never below
 	// Starts; see [defaultJobs]).
 	Jobs int
+	// PreflightCache, when not "", is the directory of the preflight
+	// cache: a partial run that is not a shard reuses the frames an
+	// earlier run of the same IUT wrote in the preflight and discover
+	// vectors instead of starting it for them, and says so through Note;
+	// a run that ran them writes them there (preflightcache.go).
+	// IUTDigest is what identifies the IUT beyond Command, Env and the
+	// files they name (the profile file's digest, the kit's identity),
+	// part of the entry's key.
+	PreflightCache, IUTDigest string
+	// Note, if set, is called with a note for the user (a reused
+	// preflight).
+	Note func(msg string)
 	// Starts is how many IUTs may be between their exec and their first
 	// stdout line at once (default: number of CPUs): the start gate, which
 	// keeps a wide Jobs from starving starts of CPU. Waiting for a slot is
@@ -325,6 +337,9 @@ type plan struct {
 	// preflight vector and its discover vectors (vectors' requires and
 	// classes' derive predicates are checked against them).
 	preflightFrames []any
+	// preflightPassed: the preflight vector ran here and passed (only
+	// then are its frames kept in the preflight cache).
+	preflightPassed bool
 	// classes are the role's conformance classes; judged is nil until
 	// [plan.judge] decides which are judged (every vector runs), then
 	// holds the judged class names.
@@ -785,7 +800,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	slices.Sort(rep.Stale)
 
-	if pre, ok := p.preflight(ctx); !ok {
+	key := p.preflightKey()
+	reused := false
+	if key != "" && rep.Partial && cfg.Shard == nil {
+		// A partial run certifies nothing: the frames of an earlier
+		// preflight of the same IUT decide what applies (preflightcache.go).
+		p.preflightFrames, reused = p.loadPreflight(key)
+		if reused && cfg.Note != nil {
+			cfg.Note(fmt.Sprintf("the frames of the preflight vector %s%s were reused from an earlier run of the same IUT (%s): this partial run did not start the IUT for them; a full run always runs the preflight", p.ver.Preflight, discoverNote(p.ver), p.preflightFile(key)))
+		}
+	}
+	if reused {
+		// The preflight passed when its entry was written.
+	} else if pre, ok := p.preflight(ctx); !ok {
 		rep.Preflight = &pre
 		for _, v := range p.vectors {
 			r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
@@ -799,8 +826,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Recount()
 		return rep, nil
 	}
-	if err := p.discoverFrames(ctx); err != nil {
-		return nil, err
+	if !reused {
+		if err := p.discoverFrames(ctx); err != nil {
+			return nil, err
+		}
+		if key != "" && ctx.Err() == nil && p.preflightPassed {
+			p.savePreflight(key, p.preflightFrames)
+		}
 	}
 	classes, findings := p.judge(true)
 	var done map[int]Result
@@ -1213,6 +1245,7 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	if err == nil && out != nil {
 		// What a vector's requires is checked against.
 		p.preflightFrames = out.raw
+		p.preflightPassed = res.Status == Pass
 	}
 	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
 		return res, true // start errors and bad input surface in the main run
