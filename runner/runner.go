@@ -116,7 +116,8 @@ type Config struct {
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
 	// Jobs is how many vectors run at once (default: 4 x Starts, capped so
-	// that each can have 256 MiB of the memory available, and never below
+	// that each can have 256 MiB of the memory available and no IUT gets
+	// a smaller share of a pids limit than at -j Starts, and never below
 	// Starts; see [defaultJobs]).
 	Jobs int
 	// PreflightCache, when not "", is the directory of the preflight
@@ -258,9 +259,6 @@ func (c *Config) defaults() {
 	if c.Starts <= 0 {
 		c.Starts = defaultStarts()
 	}
-	if c.Jobs <= 0 {
-		c.Jobs = defaultJobs(c.Starts)
-	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -380,6 +378,9 @@ func prepare(cfg Config) (*plan, error) {
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
 		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
+	if p.cfg.Jobs <= 0 {
+		p.cfg.Jobs = defaultJobs(p.cfg.Starts, p.cfg.MaxProcs, p.procs.Supports().Room)
+	}
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
 		return nil, err

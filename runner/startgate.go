@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/conform-kit/conform/internal/proc"
 )
 
 // The start gate (Config.Starts): at most Starts IUTs are between their
@@ -47,15 +49,25 @@ func (g startGate) enter(ctx context.Context) bool {
 func (g startGate) leave() { <-g }
 
 // defaultJobs is -j's default: starts vectors at once (one IUT starting
-// per CPU, see [startGate]) widened to wideJobs per CPU, since a vector
-// that waits for a reply uses no CPU, and capped so that each IUT can have
-// jobMemory of the memory available now (MemAvailable of /proc/meminfo;
-// no cap where it cannot be read). Never below starts. See docs/running.md
-// "Parallelism".
-func defaultJobs(starts int) int {
+// per CPU, see [startGate]) widened to wideJobs per start slot, since a
+// vector that waits for a reply uses no CPU, and capped so that each IUT
+// can have jobMemory of the memory available now (MemAvailable of
+// /proc/meminfo; no cap where it cannot be read) and, under a pids limit
+// that leaves room tasks (proc.LimitSupport.Room; 0: none), so that no IUT
+// gets a smaller share of it than at -j starts (min(maxProcs, room /
+// starts); maxProcs 0 is proc.DefaultProcs). Never below starts. See
+// docs/running.md "Parallelism".
+func defaultJobs(starts, maxProcs, room int) int {
 	jobs := wideJobs * starts
 	if avail := availableMemory(); avail > 0 {
 		jobs = min(jobs, int(avail/jobMemory))
+	}
+	if room > 0 {
+		if maxProcs <= 0 {
+			maxProcs = proc.DefaultProcs
+		}
+		each := max(min(maxProcs, room/starts), 1)
+		jobs = min(jobs, room/each)
 	}
 	return max(jobs, starts)
 }
