@@ -81,14 +81,33 @@ func TestPreflightCacheOneStart(t *testing.T) {
 	if n, _ := run(t, func(c *runner.Config) { c.IUTDigest = "profile-b" }); n != 2 {
 		t.Errorf("changed IUT digest: %d starts, want 2", n)
 	}
+	// A file the command names is part of the key: an edited script
+	// is another IUT.
+	script := filepath.Join(dir, "server.js")
+	withScript := func(c *runner.Config) { c.Command = append(c.Command, script) }
+	if err := os.WriteFile(script, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := run(t, withScript); n != 2 {
+		t.Errorf("with a script: %d starts, want 2", n)
+	}
+	if n, _ := run(t, withScript); n != 1 {
+		t.Errorf("with the same script: %d starts, want 1", n)
+	}
+	if err := os.WriteFile(script, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := run(t, withScript); n != 2 {
+		t.Errorf("with an edited script: %d starts, want 2", n)
+	}
 	// A shard is part of a certification: it always runs the preflight.
 	if n, _ := run(t, func(c *runner.Config) { c.Shard = &runner.Shard{Index: 1, Count: 1} }); n != 2 {
 		t.Errorf("shard: %d starts, want 2", n)
 	}
 	// A corrupt entry is ignored (and written again).
 	ents, err := filepath.Glob(filepath.Join(cache, "preflight-*.txt"))
-	if err != nil || len(ents) != 2 {
-		t.Fatalf("cache entries %q (%v), want 2", ents, err)
+	if err != nil || len(ents) != 4 {
+		t.Fatalf("cache entries %q (%v), want 4", ents, err)
 	}
 	for _, e := range ents {
 		b, err := os.ReadFile(e)

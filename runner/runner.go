@@ -808,7 +808,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// preflight of the same IUT decide what applies (preflightcache.go).
 		p.preflightFrames, reused = p.loadPreflight(key)
 		if reused && cfg.Note != nil {
-			cfg.Note(fmt.Sprintf("the frames of the preflight vector %s%s were reused from an earlier run of the same IUT (%s): this partial run did not start the IUT for them; a full run always runs the preflight", p.ver.Preflight, discoverNote(p.ver), p.preflightFile(key)))
+			what := p.ver.Preflight
+			if len(p.ver.Discover) > 0 {
+				what += ", " + strings.Join(p.ver.Discover, ", ")
+			}
+			cfg.Note(fmt.Sprintf("preflight reused: the frames the same IUT wrote in %s in an earlier run (%s) decide what applies; the IUT was not started for them (only in a partial run, which certifies nothing; a full run always runs the preflight)", what, p.preflightFile(key)))
 		}
 	}
 	if reused {
