@@ -56,7 +56,7 @@ func (g startGate) leave() { <-g }
 // that leaves room tasks (proc.LimitSupport.Room; 0: none), so that no IUT
 // gets a smaller share of it than at -j starts (min(maxProcs, room /
 // starts); maxProcs 0 is proc.DefaultProcs). Never below starts. See
-// docs/running.md "Parallelism".
+// docs/running.md "Parallelism and starts".
 func defaultJobs(starts, maxProcs, room int) int {
 	jobs := wideJobs * starts
 	if avail := availableMemory(); avail > 0 {
