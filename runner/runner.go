@@ -815,9 +815,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			cfg.Note(fmt.Sprintf("preflight reused: the frames the same IUT wrote in %s in an earlier run (%s) decide what applies; the IUT was not started for them (only in a partial run, which certifies nothing; a full run always runs the preflight)", what, p.preflightFile(key)))
 		}
 	}
+	var ahead *alongside
+	if !reused && rep.Partial && cfg.Shard == nil {
+		ahead = p.runAlongside(ctx)
+	}
 	if reused {
 		// The preflight passed when its entry was written.
 	} else if pre, ok := p.preflight(ctx); !ok {
+		ahead.discard()
 		rep.Preflight = &pre
 		for _, v := range p.vectors {
 			r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
@@ -833,6 +838,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if !reused {
 		if err := p.discoverFrames(ctx); err != nil {
+			ahead.discard()
 			return nil, err
 		}
 		if key != "" && ctx.Err() == nil && p.preflightPassed {
@@ -840,7 +846,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	classes, findings := p.judge(true)
-	var done map[int]Result
+	done, err := ahead.results(p)
+	if err != nil {
+		return nil, err
+	}
 	if !cfg.NoFailFast && p.ver.Preflight == "" {
 		stop, probed, err := p.failFast(ctx)
 		if err != nil {
@@ -1067,27 +1076,47 @@ func (p *plan) vector(ctx context.Context, v suite.Ref) (Result, error) {
 // vectorOutcome is [plan.vector] that also returns the session's outcome
 // (nil for an INVALID or SKIPPED result).
 func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome, error) {
-	invalid := func(err error, def kiterr.Code) (Result, *outcome, error) {
-		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
+	res, l, stop := p.admit(v)
+	if stop {
+		return res, nil, nil
 	}
+	return p.runLoaded(ctx, v, l)
+}
+
+// admit loads vector v and decides whether it runs: stop is set, with
+// its result, for a vector of a class not judged (SKIPPED), one that does
+// not load (INVALID) and one whose requires do not hold (SKIPPED, or FAIL
+// for a required vector of a judged class).
+func (p *plan) admit(v suite.Ref) (res Result, l *loaded, stop bool) {
 	if p.judged != nil && !p.judged[v.Class] {
 		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
-			Findings: []Finding{{Code: FindingClassNotClaimed, Message: fmt.Sprintf("not run: its class %q is not judged in this run (not claimed, not always judged, and not derived from what the IUT declared)", v.Class)}}}, nil, nil
+			Findings: []Finding{{Code: FindingClassNotClaimed, Message: fmt.Sprintf("not run: its class %q is not judged in this run (not claimed, not always judged, and not derived from what the IUT declared)", v.Class)}}}, nil, true
 	}
 	l, lerr := p.load(v)
 	if lerr != nil {
-		return invalid(lerr, kiterr.VectorInvalid)
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil, true
 	}
 	if unmet := p.unmet(l.v); unmet != "" {
 		if p.judged != nil && v.Level == suite.LevelRequired {
 			// A required vector of a judged class: the class says the
 			// IUT has the feature, so a vector that cannot run fails.
 			return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Fail,
-				Findings: []Finding{{Code: FindingRequirementUnmet, Status: Fail, Message: strings.Replace(unmet, "not run: ", fmt.Sprintf("not run, and required by the judged class %q: ", v.Class), 1)}}}, nil, nil
+				Findings: []Finding{{Code: FindingRequirementUnmet, Status: Fail, Message: strings.Replace(unmet, "not run: ", fmt.Sprintf("not run, and required by the judged class %q: ", v.Class), 1)}}}, nil, true
 		}
 		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
-			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, nil
+			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, true
+	}
+	return Result{}, l, false
+}
+
+// runLoaded runs vector v, loaded as l, whatever the classes judged and
+// its requires (see [plan.admit]), turning golden-file problems into
+// INVALID results.
+func (p *plan) runLoaded(ctx context.Context, v suite.Ref, l *loaded) (Result, *outcome, error) {
+	invalid := func(err error, def kiterr.Code) (Result, *outcome, error) {
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
 	}
 	golden, goldenPath, gerr := p.golden(l)
 	if gerr != nil {
