@@ -115,10 +115,12 @@ type Config struct {
 	// (docs/running.md "Conformance classes"). A name that is a class of
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
-	// Jobs is how many vectors run at once (default: 4 x Starts, capped so
-	// that each can have 256 MiB of the memory available and no IUT gets
-	// a smaller share of a pids limit than at -j Starts, and never below
-	// Starts; see [defaultJobs]).
+	// Jobs is how many vectors run at once. Default: Starts at first,
+	// widened by one every half second in which the machine's CPUs were
+	// at least a quarter idle, up to 4 x Starts, capped so that each can
+	// have 256 MiB of the memory available and no IUT gets a smaller
+	// share of a pids limit than at -j Starts (see [defaultJobs] and
+	// widen.go).
 	Jobs int
 	// PreflightCache, when not "", is the directory of the preflight
 	// cache: a partial run that is not a shard reuses the frames an
@@ -314,9 +316,12 @@ type plan struct {
 	cfg Config
 	// starts is the start gate (Config.Starts).
 	starts startGate
-	ver    *suite.Version
-	env    *envelope.Envelope
-	root   *schema.Schema
+	// widen: Jobs is the default, a ceiling the run widens to while the
+	// machine is idle (widen.go).
+	widen bool
+	ver   *suite.Version
+	env   *envelope.Envelope
+	root  *schema.Schema
 	// byMethod holds the replyBody schema of each method (envelope
 	// replyBody), which a success reply to a request of that method must
 	// satisfy.
@@ -380,6 +385,7 @@ func prepare(cfg Config) (*plan, error) {
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
 	if p.cfg.Jobs <= 0 {
 		p.cfg.Jobs = defaultJobs(p.cfg.Starts, p.cfg.MaxProcs, p.procs.Supports().Room)
+		p.widen = true
 	}
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
@@ -937,7 +943,7 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 		wg       sync.WaitGroup
 	)
 	jobs := make(chan int)
-	for range min(p.cfg.Jobs, len(p.vectors)) {
+	worker := func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -959,6 +965,17 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 			}
 		}()
 	}
+	workers := min(p.cfg.Jobs, len(p.vectors))
+	first := workers
+	if p.widen {
+		// The default -j: start at one worker per start slot and widen
+		// while the machine is idle (widen.go).
+		first = min(workers, p.cfg.Starts)
+	}
+	for range first {
+		worker()
+	}
+	stopWidening := p.widenWhileIdle(runCtx, workers-first, worker)
 	for i := range p.vectors {
 		if _, ok := done[i]; ok {
 			continue
@@ -971,6 +988,9 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 			break
 		}
 	}
+	// No worker is added once the last job is handed out (and before
+	// wg.Wait).
+	stopWidening()
 	close(jobs)
 	wg.Wait()
 	if len(slots) >= gcBeforeResults {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -43,5 +44,23 @@ func TestStartGate(t *testing.T) {
 	g.leave()
 	if !g.enter(context.Background()) {
 		t.Fatal("a slot given back was not taken")
+	}
+}
+
+// TestWidenWhileIdle: at most extra workers are added, none after stop
+// returns.
+func TestWidenWhileIdle(t *testing.T) {
+	if _, _, ok := cpuTimes(); !ok {
+		t.Skip("no /proc/stat here: the run is as wide as Jobs from the start")
+	}
+	p := &plan{}
+	var added atomic.Int32
+	stop := p.widenWhileIdle(context.Background(), 2, func() { added.Add(1) })
+	time.Sleep(3 * widenEvery)
+	stop()
+	n := added.Load()
+	time.Sleep(2 * widenEvery)
+	if added.Load() != n || n > 2 {
+		t.Errorf("added %d, then %d after stop; want at most 2, none after stop", n, added.Load())
 	}
 }
