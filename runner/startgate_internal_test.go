@@ -50,8 +50,8 @@ func TestStartGate(t *testing.T) {
 // TestWidenWhileIdle: at most extra workers are added, none after stop
 // returns.
 func TestWidenWhileIdle(t *testing.T) {
-	if _, _, ok := cpuTimes(); !ok {
-		t.Skip("no /proc/stat here: the run is as wide as Jobs from the start")
+	if _, ok := ownCPU(); !ok {
+		t.Skip("no rusage here: the run is as wide as Jobs from the start")
 	}
 	p := &plan{}
 	var added atomic.Int32
