@@ -48,8 +48,9 @@ func (g startGate) enter(ctx context.Context) bool {
 // leave gives a slot back.
 func (g startGate) leave() { <-g }
 
-// defaultJobs is -j's default: starts vectors at once (one IUT starting
-// per CPU, see [startGate]) widened to wideJobs per start slot, since a
+// defaultJobs is the ceiling of -j's default (a run starts at starts
+// vectors at once and widens while its IUTs leave the CPUs idle, widen.go):
+// one IUT starting per CPU (see [startGate]) widened to wideJobs per start slot, since a
 // vector that waits for a reply uses no CPU, and capped so that each IUT
 // can have jobMemory of the memory available now (MemAvailable of
 // /proc/meminfo; no cap where it cannot be read) and, under a pids limit
