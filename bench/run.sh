@@ -260,6 +260,24 @@ ONE_CPU=$AB_RUN_C
 # The same with an empty index cache each time (the first run after a
 # change of the suite or of conform): reported, not a target.
 ONECOLD=$("$BIN/abtime" -rounds "$REPEAT" -warmup 1 ::: cold env CONFORM_CACHE=/nonexistent/conform-cache "$CONFORM" run -j "$JOBS" --filter "$ONE" -- "${REF[@]}" 2>/dev/null | awk '{for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "cpu") printf "%.1f", kv[2]*1000 } }')
+# One vector of a version with a preflight vector (v2): with the preflight
+# frames an earlier run of the same IUT left (the preflight cache: the IUT
+# starts once) against without them (its preflight entry removed before each
+# run: it starts twice, in series). Both keep the warm index cache.
+ONE2=v2-cancel-unknown
+REF2=("$BIN/conform-reference" --role agent --version 2)
+log "a. one v2 vector ($ONE2): with and without the preflight cache"
+"$BIN/abtime" -rounds "$REPEAT" -warmup 1 ::: cached "$CONFORM" run --version 2 -j "$JOBS" --filter "$ONE2" -- "${REF2[@]}" \
+	::: uncached sh -c 'rm -rf "$CONFORM_CACHE/preflight"; exec "$@"' sh "$CONFORM" run --version 2 -j "$JOBS" --filter "$ONE2" -- "${REF2[@]}" \
+	>"$WORK/one2.ab" 2>/dev/null || true
+PF_C=$(awk '$1 == "cached" {for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "wall") print kv[2] } }' "$WORK/one2.ab")
+PF_U=$(awk '$1 == "uncached" {for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "wall") print kv[2] } }' "$WORK/one2.ab")
+PF_RC=$(awk '{for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "rc" && kv[2] != 0) print 1 } }' "$WORK/one2.ab")
+if [[ -n $PF_C && -n $PF_U && -z $PF_RC ]]; then
+	row "one v2 vector: wall, preflight cached / not (one start / two)" "${PF_C}s" "${PF_U}s" "$(ratio "$PF_C" "$PF_U")" 0.8 le
+else
+	row "one v2 vector: wall, preflight cached / not (one start / two)" "rc=${PF_RC:-?}" "-" - 0.8 le
+fi
 
 fi
 

@@ -115,8 +115,30 @@ type Config struct {
 	// (docs/running.md "Conformance classes"). A name that is a class of
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
-	// Jobs is how many vectors run at once (default: number of CPUs).
+	// Jobs is how many vectors run at once. Default: Starts at first,
+	// widened by one every half second in which the machine's CPUs were
+	// at least a quarter idle, up to 4 x Starts, capped so that each can
+	// have 256 MiB of the memory available and no IUT gets a smaller
+	// share of a pids limit than at -j Starts (see [defaultJobs] and
+	// widen.go).
 	Jobs int
+	// PreflightCache, when not "", is the directory of the preflight
+	// cache: a partial run that is not a shard reuses the frames an
+	// earlier run of the same IUT wrote in the preflight and discover
+	// vectors instead of starting it for them, and says so through Note;
+	// a run that ran them writes them there (preflightcache.go).
+	// IUTDigest is what identifies the IUT beyond Command, Env and the
+	// files they name (the profile file's digest, the kit's identity),
+	// part of the entry's key.
+	PreflightCache, IUTDigest string
+	// Note, if set, is called with a note for the user (a reused
+	// preflight).
+	Note func(msg string)
+	// Starts is how many IUTs may be between their exec and their first
+	// stdout line at once (default: number of CPUs): the start gate, which
+	// keeps a wide Jobs from starving starts of CPU. Waiting for a slot is
+	// not counted in the vector's Timeout. See startgate.go.
+	Starts int
 	// Timeout bounds the wait for a vector's replies or expected exit
 	// (default 10 s): the start-up and whole-vector bound. Grace is how
 	// long the IUT gets to exit after stdin is closed (default: the suite
@@ -236,8 +258,8 @@ func (c *Config) defaults() {
 			c.Role = v.DefaultRole()
 		}
 	}
-	if c.Jobs <= 0 {
-		c.Jobs = runtime.NumCPU()
+	if c.Starts <= 0 {
+		c.Starts = defaultStarts()
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
@@ -291,10 +313,15 @@ func (c *Config) frameBudget() int {
 // plan is what a run needs, prepared once: compiled schemas, normalizers
 // and the vectors with their golden bytes.
 type plan struct {
-	cfg  Config
-	ver  *suite.Version
-	env  *envelope.Envelope
-	root *schema.Schema
+	cfg Config
+	// starts is the start gate (Config.Starts).
+	starts startGate
+	// widen: Jobs is the default, a ceiling the run widens to while the
+	// machine is idle (widen.go).
+	widen bool
+	ver   *suite.Version
+	env   *envelope.Envelope
+	root  *schema.Schema
 	// byMethod holds the replyBody schema of each method (envelope
 	// replyBody), which a success reply to a request of that method must
 	// satisfy.
@@ -313,6 +340,9 @@ type plan struct {
 	// preflight vector and its discover vectors (vectors' requires and
 	// classes' derive predicates are checked against them).
 	preflightFrames []any
+	// preflightPassed: the preflight vector ran here and passed (only
+	// then are its frames kept in the preflight cache).
+	preflightPassed bool
 	// classes are the role's conformance classes; judged is nil until
 	// [plan.judge] decides which are judged (every vector runs), then
 	// holds the judged class names.
@@ -351,8 +381,12 @@ func prepare(cfg Config) (*plan, error) {
 		return nil, kiterr.New(kiterr.Usage, "role %q is not a role of suite version %d (%s)", cfg.Role, cfg.Version, strings.Join(ver.RoleNames(), ", "))
 	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
-		passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
+	if p.cfg.Jobs <= 0 {
+		p.cfg.Jobs = defaultJobs(p.cfg.Starts, p.cfg.MaxProcs, p.procs.Supports().Room)
+		p.widen = true
+	}
 	if err := checkLimits(cfg, p.procs); err != nil {
 		p.close()
 		return nil, err
@@ -773,7 +807,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	slices.Sort(rep.Stale)
 
-	if pre, ok := p.preflight(ctx); !ok {
+	key := p.preflightKey()
+	reused := false
+	if key != "" && rep.Partial && cfg.Shard == nil {
+		// A partial run certifies nothing: the frames of an earlier
+		// preflight of the same IUT decide what applies (preflightcache.go).
+		p.preflightFrames, reused = p.loadPreflight(key)
+		if reused && cfg.Note != nil {
+			what := p.ver.Preflight
+			if len(p.ver.Discover) > 0 {
+				what += ", " + strings.Join(p.ver.Discover, ", ")
+			}
+			cfg.Note(fmt.Sprintf("preflight reused: the frames the same IUT wrote in %s in an earlier run (%s) decide what applies; the IUT was not started for them (only in a partial run, which certifies nothing; a full run always runs the preflight)", what, p.preflightFile(key)))
+		}
+	}
+	var ahead *alongside
+	if !reused && rep.Partial && cfg.Shard == nil {
+		ahead = p.runAlongside(ctx)
+	}
+	if reused {
+		// The preflight passed when its entry was written.
+	} else if pre, ok := p.preflight(ctx); !ok {
+		ahead.discard()
 		rep.Preflight = &pre
 		for _, v := range p.vectors {
 			r := Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: NotRun}
@@ -787,11 +842,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Recount()
 		return rep, nil
 	}
-	if err := p.discoverFrames(ctx); err != nil {
-		return nil, err
+	if !reused {
+		if err := p.discoverFrames(ctx); err != nil {
+			ahead.discard()
+			return nil, err
+		}
+		if key != "" && ctx.Err() == nil && p.preflightPassed {
+			p.savePreflight(key, p.preflightFrames)
+		}
 	}
 	classes, findings := p.judge(true)
-	var done map[int]Result
+	done, err := ahead.results(p)
+	if err != nil {
+		return nil, err
+	}
 	if !cfg.NoFailFast && p.ver.Preflight == "" {
 		stop, probed, err := p.failFast(ctx)
 		if err != nil {
@@ -879,7 +943,7 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 		wg       sync.WaitGroup
 	)
 	jobs := make(chan int)
-	for range min(p.cfg.Jobs, len(p.vectors)) {
+	worker := func() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -901,6 +965,17 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 			}
 		}()
 	}
+	workers := min(p.cfg.Jobs, len(p.vectors))
+	first := workers
+	if p.widen {
+		// The default -j: start at one worker per start slot and widen
+		// while the machine is idle (widen.go).
+		first = min(workers, p.cfg.Starts)
+	}
+	for range first {
+		worker()
+	}
+	stopWidening := p.widenWhileIdle(runCtx, workers-first, worker)
 	for i := range p.vectors {
 		if _, ok := done[i]; ok {
 			continue
@@ -913,6 +988,9 @@ func (p *plan) runRest(ctx context.Context, fn func(context.Context, suite.Ref) 
 			break
 		}
 	}
+	// No worker is added once the last job is handed out (and before
+	// wg.Wait).
+	stopWidening()
 	close(jobs)
 	wg.Wait()
 	if len(slots) >= gcBeforeResults {
@@ -1018,27 +1096,47 @@ func (p *plan) vector(ctx context.Context, v suite.Ref) (Result, error) {
 // vectorOutcome is [plan.vector] that also returns the session's outcome
 // (nil for an INVALID or SKIPPED result).
 func (p *plan) vectorOutcome(ctx context.Context, v suite.Ref) (Result, *outcome, error) {
-	invalid := func(err error, def kiterr.Code) (Result, *outcome, error) {
-		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
-			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
+	res, l, stop := p.admit(v)
+	if stop {
+		return res, nil, nil
 	}
+	return p.runLoaded(ctx, v, l)
+}
+
+// admit loads vector v and decides whether it runs: stop is set, with
+// its result, for a vector of a class not judged (SKIPPED), one that does
+// not load (INVALID) and one whose requires do not hold (SKIPPED, or FAIL
+// for a required vector of a judged class).
+func (p *plan) admit(v suite.Ref) (res Result, l *loaded, stop bool) {
 	if p.judged != nil && !p.judged[v.Class] {
 		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
-			Findings: []Finding{{Code: FindingClassNotClaimed, Message: fmt.Sprintf("not run: its class %q is not judged in this run (not claimed, not always judged, and not derived from what the IUT declared)", v.Class)}}}, nil, nil
+			Findings: []Finding{{Code: FindingClassNotClaimed, Message: fmt.Sprintf("not run: its class %q is not judged in this run (not claimed, not always judged, and not derived from what the IUT declared)", v.Class)}}}, nil, true
 	}
 	l, lerr := p.load(v)
 	if lerr != nil {
-		return invalid(lerr, kiterr.VectorInvalid)
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: codeOr(lerr, kiterr.VectorInvalid), Status: Invalid, Message: messageOf(lerr)}}}, nil, true
 	}
 	if unmet := p.unmet(l.v); unmet != "" {
 		if p.judged != nil && v.Level == suite.LevelRequired {
 			// A required vector of a judged class: the class says the
 			// IUT has the feature, so a vector that cannot run fails.
 			return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Fail,
-				Findings: []Finding{{Code: FindingRequirementUnmet, Status: Fail, Message: strings.Replace(unmet, "not run: ", fmt.Sprintf("not run, and required by the judged class %q: ", v.Class), 1)}}}, nil, nil
+				Findings: []Finding{{Code: FindingRequirementUnmet, Status: Fail, Message: strings.Replace(unmet, "not run: ", fmt.Sprintf("not run, and required by the judged class %q: ", v.Class), 1)}}}, nil, true
 		}
 		return Result{ID: v.ID, Level: v.Level, Class: v.Class, Path: v.Path, Status: Skipped,
-			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, nil
+			Findings: []Finding{{Code: FindingRequirementUnmet, Message: unmet}}}, nil, true
+	}
+	return Result{}, l, false
+}
+
+// runLoaded runs vector v, loaded as l, whatever the classes judged and
+// its requires (see [plan.admit]), turning golden-file problems into
+// INVALID results.
+func (p *plan) runLoaded(ctx context.Context, v suite.Ref, l *loaded) (Result, *outcome, error) {
+	invalid := func(err error, def kiterr.Code) (Result, *outcome, error) {
+		return Result{ID: v.ID, Level: v.Level, Path: v.Path, Status: Invalid,
+			Findings: []Finding{{Code: codeOr(err, def), Status: Invalid, Message: messageOf(err)}}}, nil, nil
 	}
 	golden, goldenPath, gerr := p.golden(l)
 	if gerr != nil {
@@ -1201,6 +1299,7 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 	if err == nil && out != nil {
 		// What a vector's requires is checked against.
 		p.preflightFrames = out.raw
+		p.preflightPassed = res.Status == Pass
 	}
 	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
 		return res, true // start errors and bad input surface in the main run

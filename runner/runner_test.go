@@ -115,6 +115,12 @@ func fake(behaviour string) int {
 		if code, ok := quietFake(behaviour); ok {
 			return code
 		}
+		if code, ok := startFake(behaviour); ok {
+			return code
+		}
+		if code, ok := countingFake(behaviour); ok {
+			return code
+		}
 	}
 	// The fakes of package fakeiut (the fakeiut program plays them too):
 	// args are what follows the -test.run flag the tests pass.

@@ -70,6 +70,9 @@ type session struct {
 
 	timedOut, exited, eof bool
 	start                 time.Time
+	// starting: the session holds a slot of the start gate (plan.starts)
+	// until the IUT's first stdout line or the vector's end.
+	starting bool
 	// quiet watches the IUT's silence while stdin is open; quietEnded is
 	// set when the quiet bound, not the timeout, ended the wait (timedOut
 	// is set too: the findings are a timeout's). firstLine is when the IUT
@@ -126,6 +129,13 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The vector's clock starts at exec, once a start slot is free.
+	if !p.starts.enter(ctx) {
+		s.o.notRun = true
+		return s.o, nil
+	}
+	s.starting = true
+	defer s.started()
 	if err := s.startIUT(ctx, argv, env); err != nil {
 		if ctx.Err() != nil {
 			// Interrupted while it was started: not a start failure.
@@ -145,6 +155,14 @@ func (p *plan) session(ctx context.Context, l *loaded) (*outcome, error) {
 	s.judge()
 	s.summarize()
 	return s.o, nil
+}
+
+// started gives the session's start slot back, once.
+func (s *session) started() {
+	if s.starting {
+		s.starting = false
+		s.p.starts.leave()
+	}
 }
 
 // begin sets up what the session expects of the IUT.
@@ -355,6 +373,7 @@ func (s *session) handle(ln proc.Line) {
 	s.nlines++
 	if s.nlines == 1 {
 		s.firstLine = max(time.Since(s.start), time.Nanosecond)
+		s.started()
 	}
 	if s.nlines > s.p.cfg.MaxFrames {
 		if !s.overLimit {

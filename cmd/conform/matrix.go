@@ -34,7 +34,7 @@ func (f *matrixFlags) bind(fl *flag.FlagSet) {
 	fl.Var(&f.versions, "version", "protocol `versions` to run --impl implementations against (repeatable or comma-separated; default 1)")
 	fl.Var(&f.filters, "filter", "--impl runs run only vectors whose id matches this doublestar `glob` (repeatable; each must match; the columns are PASSED_PARTIAL at best)")
 	fl.StringVar(&f.suiteDir, "suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
-	fl.IntVar(&f.jobs, "j", 0, "vectors run at once per run (default: number of CPUs)")
+	fl.IntVar(&f.jobs, "j", 0, "vectors run at once per run (default: one per CPU, widened while the IUTs leave the CPUs idle; docs/running.md \"Parallelism and starts\")")
 	fl.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	fl.DurationVar(&f.grace, "grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
 	fl.DurationVar(&f.killAfter, "kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")

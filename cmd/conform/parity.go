@@ -30,7 +30,7 @@ func cmdParity(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	suiteDir := fl.String("suite", "", "the suite: an embedded suite's `name` (control, mcp: conform suites) or a suite root dir (default: control, embedded)")
 	version := fl.Int("version", 1, "control protocol `version`")
 	role := fl.String("role", "", "`role` the implementations play (default: the suite version's first)")
-	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: number of CPUs)")
+	jobs := fl.Int("j", 0, "vectors run at once per implementation (default: one per CPU, widened while the IUTs leave the CPUs idle; docs/running.md \"Parallelism and starts\")")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	grace := fl.Duration("grace", runner.DefaultGrace, "time an IUT gets to exit after stdin closes, before SIGTERM")
 	killAfter := fl.Duration("kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")

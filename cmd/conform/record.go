@@ -40,7 +40,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	prof := fl.String("profile", "", "IUT profile `dir` (impl/<name>) with profile.json")
 	var filters multiFlag
 	fl.Var(&filters, "filter", "record only vectors whose id matches this doublestar `glob` (repeatable)")
-	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
+	jobs := fl.Int("j", 0, "vectors run at once (default: one per CPU, widened while the IUTs leave the CPUs idle; docs/running.md \"Parallelism and starts\")")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit (default: the profile's, else 10s)")
 	label := fl.String("label", "", "`name` of the recording in drift reports (default: the implementation's name)")
 	released := fl.String("released", "", "release `date` (YYYY-MM-DD) of the recorded version, for timelines")

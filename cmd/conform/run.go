@@ -397,7 +397,8 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 	fl.StringVar(&r.Name, "name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
 	f.color = colorFlag(fl)
 	fl.StringVar(&r.ExpectFile, "expect-fail", "", "expected-failure `file`: one vector id per line with '# reason'")
-	fl.IntVar(&r.Jobs, "j", 0, "vectors run at once (default: number of CPUs)")
+	fl.IntVar(&r.Jobs, "j", 0, "vectors run at once (default: one per CPU, widened while the IUTs leave the CPUs idle, up to 4 per CPU capped by memory and a pids limit; docs/running.md \"Parallelism and starts\")")
+	fl.IntVar(&r.Starts, "starts", 0, "IUTs that may be starting (between exec and their first stdout line) at once; waiting for a start is not counted in a vector's --timeout (default: number of CPUs)")
 	fl.DurationVar(&r.Timeout, "timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")
 	f.grace, f.quiet = boundFlags(fl)
 	fl.DurationVar(&r.KillAfter, "kill-after", runner.DefaultKillAfter, "wait between SIGTERM and SIGKILL")
@@ -511,8 +512,16 @@ func runPorts(ctx context.Context, stdout, stderr io.Writer, out string, interva
 	// this suite by this binary found valid is not checked again (the
 	// index cache, internal/suite/cache.go).
 	cacheDir, kit := indexCache()
+	preflightDir := ""
+	if cacheDir != "" {
+		// Beside the index cache: the preflight frames a partial run
+		// reuses (runner/preflightcache.go).
+		preflightDir = filepath.Join(filepath.Dir(cacheDir), "preflight")
+	}
 	return certify.Ports{
-		Stderr: stderr,
+		Stderr:         stderr,
+		PreflightCache: preflightDir,
+		PreflightKit:   kit,
 		LoadSuite: func(dir string) (*runner.Suite, error) {
 			_, embedded := suites.Resolve(dir)
 			return loadSuite(dir, suite.Options{DeferDigests: true, Cache: cacheDir, CacheKit: kit, Immutable: embedded})
@@ -554,7 +563,7 @@ func runInvocation(fl *flag.FlagSet) []string {
 	var inv []string
 	fl.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "role", "version", "j", "v", "filter", "skip", "level", "rerun-failed", "format", "out", "json-out", "color", "progress", "attest":
+		case "role", "version", "j", "starts", "v", "filter", "skip", "level", "rerun-failed", "format", "out", "json-out", "color", "progress", "attest":
 			return
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
@@ -709,7 +718,7 @@ func cmdGolden(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fl.SetOutput(stderr)
 	update := fl.Bool("update", false, "regenerate golden files and MANIFEST.sha256 from the reference implementation")
 	suiteDir := fl.String("suite", ".", "suite root `dir` on disk (a checkout)")
-	jobs := fl.Int("j", 0, "vectors run at once (default: number of CPUs)")
+	jobs := fl.Int("j", 0, "vectors run at once (default: one per CPU, widened while the IUTs leave the CPUs idle; docs/running.md \"Parallelism and starts\")")
 	only := fl.Int("version", 0, "only this protocol `version` (default: every version)")
 	role := fl.String("role", "", "only this `role` (default: every role with session vectors)")
 	timeout := fl.Duration("timeout", runner.DefaultTimeout, "per-vector wait for replies or exit")

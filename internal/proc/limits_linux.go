@@ -214,6 +214,9 @@ func (pl *pool) limitCtl() limitCtl {
 func supports(pl *pool) LimitSupport {
 	l := pl.limitCtl()
 	s := LimitSupport{Procs: "process watch"}
+	if l.headroom >= 0 {
+		s.Room = max(l.headroom-procsReserve, minProcs)
+	}
 	switch {
 	case l.pidsV2:
 		s.Procs = "cgroup v2"

@@ -155,6 +155,10 @@ type Exhaustion struct {
 // for nothing.
 type LimitSupport struct {
 	Procs, Memory string
+	// Room is how many processes and threads the most constraining pids
+	// limit over conform leaves its IUTs (what Limits.Concurrent IUTs
+	// share), or 0 when no such limit is known.
+	Room int
 }
 
 // Supports finds what holds Limits here (once per pool; a nil pool looks

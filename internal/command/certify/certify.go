@@ -80,7 +80,8 @@ type Request struct {
 	// Grace and Quiet are 0 when not given: the profile's, else the suite
 	// version's, else runner.DefaultGrace and runner.DefaultQuiet apply;
 	// Quiet runner.NoQuiet is no quiet bound.
-	Jobs                          int
+	// Starts is runner.Config.Starts (0: one per CPU).
+	Jobs, Starts                  int
 	Timeout, Grace, KillAfter     time.Duration
 	Quiet                         time.Duration
 	TimeoutGiven                  bool
@@ -140,6 +141,11 @@ type Ports struct {
 	// Progress sets how cfg reports progress and returns the function
 	// that ends it, called when the run is over; nil: none.
 	Progress func(cfg *runner.Config) (stop func())
+	// PreflightCache is the directory of the runner's preflight cache
+	// (runner.Config.PreflightCache): a partial run reuses the preflight
+	// frames an earlier run of the same IUT wrote; "" none. PreflightKit
+	// identifies the running binary in its keys.
+	PreflightCache, PreflightKit string
 	// Run runs cfg; nil: [runner.Run].
 	Run func(ctx context.Context, cfg runner.Config) (*runner.Report, error)
 	// ReadFile reads the --rerun-failed report; nil: [os.ReadFile].
@@ -315,7 +321,7 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	}
 	lv, _ := splitList("--level", req.Levels)
 	cfg := runner.Config{
-		Suite: s, Version: req.Version, Role: req.Role, Filters: req.Filters, Skip: req.Skips, Levels: lv, Jobs: req.Jobs,
+		Suite: s, Version: req.Version, Role: req.Role, Filters: req.Filters, Skip: req.Skips, Levels: lv, Jobs: req.Jobs, Starts: req.Starts,
 		Timeout: req.Timeout, Grace: req.Grace, Quiet: req.Quiet, KillAfter: req.KillAfter, MaxLine: req.MaxLine,
 		StderrMax: req.StderrMax, MaxFrames: req.MaxFrames, MaxVectorBytes: req.MaxVectorBytes, InheritEnv: req.InheritEnv,
 		Exact: req.Exact, NoFailFast: req.NoFailFast, MaxProcs: req.MaxProcs, MaxMemory: req.MaxMemory,
@@ -346,6 +352,12 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	}
 	if err := configureAgent(&cfg, req, p); err != nil {
 		return err
+	}
+	if p.PreflightCache != "" && req.Agent == "" {
+		cfg.PreflightCache = p.PreflightCache
+		cfg.IUTDigest = iutDigest(p.PreflightKit, req.Profile)
+		stderr := stderrOf(p)
+		cfg.Note = func(msg string) { fmt.Fprintf(stderr, "conform: note: %s\n", msg) }
 	}
 	plan.Config = cfg
 	return nil

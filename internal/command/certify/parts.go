@@ -1,9 +1,12 @@
 package certify
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,11 +19,11 @@ import (
 )
 
 // Bounds returns a usage message for a bound that makes no sense, or "".
-// Zero jobs means one per CPU; every duration and size must be positive.
+// Zero jobs means the runner's default (runner.Config.Jobs); every duration and size must be positive.
 func Bounds(jobs int, timeout, grace, killAfter time.Duration, maxLine, stderrMax, maxFrames int) string {
 	switch {
 	case jobs < 0:
-		return "-j must be 0 (one per CPU) or more"
+		return "-j must be 0 (the default width) or more"
 	case timeout <= 0 || grace <= 0 || killAfter <= 0:
 		return "--timeout, --grace and --kill-after must be positive durations"
 	case maxLine <= 0 || stderrMax <= 0 || maxFrames <= 0:
@@ -196,4 +199,24 @@ func Describe(rep *runner.Report, p *profile.Profile) {
 func DescribeReference(rep *runner.Report) {
 	impl := &rep.Implementation
 	impl.Language, impl.Source, impl.Issues = "Go", "https://"+runner.ModulePath+"/tree/main/reference", "https://"+runner.ModulePath+"/issues"
+}
+
+// iutDigest is what identifies an IUT for the runner's preflight cache
+// beyond its command, environment and the files they name
+// (runner.Config.IUTDigest): the kit (the running binary) and the SHA-256
+// of the profile's profile.json (which pins the artifact, when it does),
+// "-" when there is no profile or it cannot be read.
+func iutDigest(kit, profileDir string) string {
+	sum := "-"
+	if profileDir != "" {
+		file := profileDir
+		if !strings.HasSuffix(file, ".json") {
+			file = filepath.Join(profileDir, "profile.json")
+		}
+		if b, err := os.ReadFile(file); err == nil {
+			h := sha256.Sum256(b)
+			sum = hex.EncodeToString(h[:])
+		}
+	}
+	return kit + "\x00profile.json " + sum
 }
