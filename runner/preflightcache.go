@@ -11,9 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/suite"
 )
 
 // The preflight cache (Config.PreflightCache): the frames an IUT wrote in
@@ -206,33 +206,5 @@ func (p *plan) savePreflight(key string, frames []any) {
 		_ = os.Remove(tmp.Name())
 		return
 	}
-	prunePreflight(dir)
-}
-
-// prunePreflight removes the oldest entries of dir beyond preflightFiles.
-func prunePreflight(dir string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		mod  int64
-	}
-	var files []file
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "preflight-") || !strings.HasSuffix(e.Name(), ".txt") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil {
-			files = append(files, file{e.Name(), fi.ModTime().UnixNano()})
-		}
-	}
-	if len(files) <= preflightFiles {
-		return
-	}
-	slices.SortFunc(files, func(a, b file) int { return int(min(max(b.mod-a.mod, -1), 1)) })
-	for _, f := range files[preflightFiles:] {
-		_ = os.Remove(filepath.Join(dir, f.name))
-	}
+	suite.PruneCache(dir, "preflight-", preflightFiles)
 }

@@ -302,11 +302,14 @@ func (c *indexCache) save() {
 		return
 	}
 	c.hit, c.dirty = true, false
-	prune(filepath.Dir(c.file))
+	PruneCache(filepath.Dir(c.file), "index-", cacheFiles)
 }
 
-// prune removes the oldest index files of dir beyond cacheFiles.
-func prune(dir string) {
+// PruneCache removes the oldest files of dir named prefix*.txt beyond the
+// keep newest (by modification time): the index cache's files here, the
+// runner's preflight cache. Errors are ignored: a cache that cannot be
+// pruned is only larger.
+func PruneCache(dir, prefix string, keep int) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -317,18 +320,18 @@ func prune(dir string) {
 	}
 	var files []file
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "index-") || !strings.HasSuffix(e.Name(), ".txt") {
+		if !strings.HasPrefix(e.Name(), prefix) || !strings.HasSuffix(e.Name(), ".txt") {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {
 			files = append(files, file{e.Name(), fi.ModTime().UnixNano()})
 		}
 	}
-	if len(files) <= cacheFiles {
+	if len(files) <= keep {
 		return
 	}
 	slices.SortFunc(files, func(a, b file) int { return int(min(max(b.mod-a.mod, -1), 1)) })
-	for _, f := range files[cacheFiles:] {
+	for _, f := range files[keep:] {
 		_ = os.Remove(filepath.Join(dir, f.name))
 	}
 }
