@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/conform-kit/conform/internal/input"
+	"github.com/conform-kit/conform/internal/profile"
 	"io"
 	"os"
 	"path/filepath"
@@ -138,7 +139,7 @@ func (f *runFlags) writeAttestation(stdout, stderr io.Writer, rep *runner.Report
 	}
 	opt := attest.Options{ReportName: filepath.Base(f.jsonReportFile()), Profile: f.req.Profile, URL: ciRunURL()}
 	if f.req.Profile != "" {
-		b, err := os.ReadFile(filepath.Join(f.req.Profile, "profile.json"))
+		b, err := input.ReadFile(filepath.Join(f.req.Profile, "profile.json"), profile.MaxFile, "profile")
 		if err != nil {
 			return kiterr.Wrap(kiterr.IO, err, "read the profile for the attestation")
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/report"
 )
@@ -89,21 +90,20 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var policy compat.Policy
 	for _, pf := range []struct {
 		path  string
-		parse func(f *os.File) error
+		parse func(r io.Reader) error
 	}{
-		{*ignoreFile, func(f *os.File) (err error) { policy.Ignore, err = compat.ParseIgnore(f); return }},
-		{*severityFile, func(f *os.File) (err error) { policy.Severity, err = compat.ParseSeverities(f); return }},
+		{*ignoreFile, func(r io.Reader) (err error) { policy.Ignore, err = compat.ParseIgnore(r); return }},
+		{*severityFile, func(r io.Reader) (err error) { policy.Severity, err = compat.ParseSeverities(r); return }},
 	} {
 		if pf.path == "" {
 			continue
 		}
-		f, err := os.Open(pf.path)
+		data, err := input.ReadFile(pf.path, input.MaxText, "policy")
 		if err != nil {
-			fmt.Fprintf(stderr, "conform compat: %v\n", kiterr.Wrap(kiterr.IO, err, "read %s", pf.path))
+			fmt.Fprintf(stderr, "conform compat: %v\n", err)
 			return exitUsage
 		}
-		err = pf.parse(f)
-		f.Close()
+		err = pf.parse(bytes.NewReader(data))
 		if err != nil {
 			fmt.Fprintf(stderr, "conform compat: %s: %v\n", pf.path, err)
 			return exitUsage
@@ -125,9 +125,9 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var docs [2]any
 	var raw [2][]byte
 	for i, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := input.ReadFile(f, input.MaxSchema, "schema")
 		if err != nil {
-			fmt.Fprintf(stderr, "conform compat: %v\n", kiterr.Wrap(kiterr.IO, err, "read schema %s", f))
+			fmt.Fprintf(stderr, "conform compat: %v\n", err)
 			return exitUsage
 		}
 		raw[i] = data

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/internal/compat"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -142,9 +143,9 @@ func comparePairLine(ctx context.Context, data []byte, line int, cfg pairsConfig
 		case side.file != "" && len(raw) > 0:
 			return fail(kiterr.New(kiterr.Usage, "pairs line %d: both %s and %s_file", line, side.name, side.name))
 		case side.file != "":
-			b, err := os.ReadFile(side.file)
+			b, err := input.ReadFile(side.file, input.MaxSchema, "schema")
 			if err != nil {
-				return fail(kiterr.Wrap(kiterr.IO, err, "read schema %s", side.file))
+				return fail(err)
 			}
 			raw = b
 		case len(raw) == 0:

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/suite"
 )
@@ -71,9 +71,8 @@ func cmdDrift(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var schemaData []byte
 	if *schemaFile != "" {
-		schemaData, err = os.ReadFile(*schemaFile)
-		if err != nil {
-			return fail(stderr, kiterr.Wrap(kiterr.PathNotFound, err, "schema %q", *schemaFile))
+		if schemaData, err = input.ReadFile(*schemaFile, input.MaxSchema, "schema"); err != nil {
+			return fail(stderr, err)
 		}
 	} else if schemaData, err = fs.ReadFile(s.FS, ver.Schema); err != nil {
 		return fail(stderr, kiterr.Wrap(kiterr.IO, err, "read %s", ver.Schema))

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/conform-kit/conform/internal/frozen"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -36,11 +36,7 @@ func cmdFrozen(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usageError(stderr, "frozen", "--format must be text or json")
 	}
 	read := func(name string) ([]byte, error) {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, kiterr.Wrap(kiterr.PathNotFound, err, "read %s", name)
-		}
-		return b, nil
+		return input.ReadFile(name, input.MaxSchema, "input")
 	}
 	in := frozen.Input{PublishedDate: *date}
 	var err error

@@ -28,7 +28,9 @@ const hostileSize = 1 << 30
 // be above it.
 const inputCeiling = 256 << 20
 
-// TestInputsBounded: every kit input named in issue 33, replaced by a FIFO
+// TestInputsBounded: every kit input named in issue 33 (and the other
+// files the kit reads whole: compat's schemas and policies, frozen's
+// inputs, drift's recordings and --schema), replaced by a FIFO
 // (no writer ever comes) or by a sparse 1 GiB file, is refused within
 // seconds with its stable code and exit 2 (1 for a file given to
 // validate, reported as an INVALID line), and conform's memory stays
@@ -67,6 +69,11 @@ func TestInputsBounded(t *testing.T) {
 		{"matrix --from", "", []string{"matrix", "--from", "x=FILE"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
 		{"run --rerun-failed", "", []string{"run", "--rerun-failed", "FILE"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
 		{"validate a vector file", "", []string{"validate", "FILE"}, "INPUT_NOT_REGULAR", "VECTOR_TOO_LARGE", exitFail},
+		{"compat schema", "", []string{"compat", "FILE", "REPO/schemas/control.v1.json"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
+		{"compat policy", "", []string{"compat", "--ignore", "FILE", "REPO/schemas/control.v1.json", "REPO/schemas/control.v1.json"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
+		{"frozen", "", []string{"frozen", "--published", "FILE", "--working", "REPO/schemas/control.v1.json", "--changelog", "REPO/COMPATIBILITY.md", "--date", "2026-01-01"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
+		{"drift recording", "", []string{"drift", "DIR", "DIR"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
+		{"drift --schema", "", []string{"drift", "--schema", "FILE", "golden", "golden"}, "INPUT_NOT_REGULAR", "INPUT_TOO_LARGE", exitUsage},
 	}
 	if _, err := os.Stat(filepath.Join(repoRoot(t), "schemas", "control.v1.json")); err != nil {
 		t.Fatalf("the schema file this test replaces is gone: %v", err)
@@ -104,7 +111,7 @@ func TestInputsBounded(t *testing.T) {
 				}
 				args := make([]string, len(k.args))
 				for i, a := range k.args {
-					args[i] = strings.NewReplacer("SUITE", suiteDir, "FILE", file).Replace(a)
+					args[i] = strings.NewReplacer("SUITE", suiteDir, "FILE", file, "DIR", filepath.Dir(file), "REPO", repoRoot(t)).Replace(a)
 				}
 				start := time.Now()
 				out, code, rss, timedOut := runChildBounded(t, bin, time.Minute, args...)

@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -171,9 +171,9 @@ type Decision struct {
 // with # are comments; every entry needs three fields and a "# reason".
 // Errors: EXPECT_FILE_INVALID (a malformed line, a bad glob), IO.
 func ReadDecisions(path string) ([]Decision, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxText, "decisions file")
 	if err != nil {
-		return nil, kiterr.Wrap(kiterr.IO, err, "read decisions")
+		return nil, err
 	}
 	var out []Decision
 	sc := bufio.NewScanner(bytes.NewReader(data))

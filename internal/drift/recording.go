@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 )
 
@@ -186,9 +187,9 @@ func ReadFS(fsys fs.FS, dir, label string) (*Recording, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		data, err := input.ReadFS(fsys, path.Join(dir, name), input.MaxText, "recording file")
 		if err != nil {
-			return nil, kiterr.Wrap(kiterr.IO, err, "read %s/%s", label, name)
+			return nil, err
 		}
 		if name == MetaFile {
 			hasMeta = true
@@ -242,9 +243,9 @@ func readShapes(fsys fs.FS, dir, label string, rec *Recording) error {
 		if e.IsDir() || id == name || rec.Summaries[id] == nil {
 			continue
 		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, ShapesDir, name))
+		data, err := input.ReadFS(fsys, path.Join(dir, ShapesDir, name), input.MaxText, "recording shapes file")
 		if err != nil {
-			return kiterr.Wrap(kiterr.IO, err, "read %s/%s/%s", label, ShapesDir, name)
+			return err
 		}
 		if _, err := canon.Parse(data); err != nil {
 			return kiterr.Wrap(kiterr.RecordingInvalid, err, "%s/%s/%s", label, ShapesDir, name)

@@ -37,6 +37,11 @@ const (
 	// failing one with its findings: the embedded suite's 80 vectors are 29
 	// KB, a 10,000-vector run is under 20 MiB).
 	MaxReport = 64 << 20
+	// MaxText is the largest text input read whole that is none of the
+	// above: a compat policy, a cliplay decisions file, a changelog, a
+	// README.md whose generated block is rewritten, a recording's summary
+	// (16 MiB; the largest of the repo's is under 100 KiB).
+	MaxText = 16 << 20
 )
 
 // OpenFlags are the flags a kit input is opened with: read only, and on
@@ -138,6 +143,26 @@ func Read(f io.Reader, size, max int64, what, name string) ([]byte, error) {
 			return nil, kiterr.Wrap(kiterr.IO, err, "read %s %s", what, name)
 		}
 	}
+}
+
+// ReadFS reads the file name of fsys, at most max bytes, refusing what is
+// not a regular file by its information before it is opened (fs.Stat
+// follows a symbolic link, so a link to a FIFO is refused too) and again
+// once open. Errors: PATH_NOT_FOUND, INPUT_NOT_REGULAR, INPUT_TOO_LARGE, IO.
+func ReadFS(fsys fs.FS, name string, max int64, what string) ([]byte, error) {
+	if st, err := fs.Stat(fsys, name); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(what, name, st)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, kiterr.Wrap(kiterr.PathNotFound, err, "%s %s", what, name)
+	}
+	defer f.Close()
+	st, err := Regular(f, what, name)
+	if err != nil {
+		return nil, err
+	}
+	return Read(f, st.Size(), max, what, name)
 }
 
 func tooLarge(what, name string, max, size int64) error {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/suggest"
@@ -213,7 +214,7 @@ func iutDigest(kit, profileDir string) string {
 		if !strings.HasSuffix(file, ".json") {
 			file = filepath.Join(profileDir, "profile.json")
 		}
-		if b, err := os.ReadFile(file); err == nil {
+		if b, err := input.ReadFile(file, profile.MaxFile, "profile"); err == nil {
 			h := sha256.Sum256(b)
 			sum = hex.EncodeToString(h[:])
 		}

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/conform-kit/conform/internal/drift"
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/profile"
 	"github.com/conform-kit/conform/internal/result"
 	"github.com/conform-kit/conform/runner"
 )
@@ -134,7 +136,7 @@ func profileFacts(m *result.Matrix) error {
 			}
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, "profile.json"))
+		data, err := input.ReadFile(filepath.Join(dir, "profile.json"), profile.MaxFile, "profile")
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/internal/result"
@@ -217,7 +218,7 @@ func profileDir(m *result.Matrix, name string) (string, error) {
 // implementation name.
 func (c *Config) writeReadme(m *result.Matrix, name, dir string) error {
 	file := filepath.Join(dir, "README.md")
-	data, err := os.ReadFile(file)
+	data, err := input.ReadFile(file, input.MaxText, "README")
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(c.Stderr, "conform: note: %s has no README.md; no results block written\n", dir)
 		return nil
