@@ -7,5 +7,6 @@
 set -euo pipefail
 export CONFORM_REQUIRE_TOOLS=1
 export CONFORM_TEST_DEEP=1 # the larger samples of the differential tests (docs/maintaining.md)
+scripts/install-ruby.sh # the RUBYOPT case of TestSuiteRunsNoCode
 echo "== tests (README test command, CONFORM_REQUIRE_TOOLS=1)"
 go test ./...

@@ -67,7 +67,8 @@ func TestFileDenied(t *testing.T) {
 // TestVectorsDenied: a vector whose env or files a runtime would run code
 // from is invalid suite input with its code, reported at load (so by
 // validate, run and golden alike); the vector of issue 33 (PYTHONPATH with
-// a sitecustomize.py) is refused for both.
+// a sitecustomize.py) is refused for its variable first (the environment
+// is checked before the files, so each rule is tried alone elsewhere).
 func TestVectorsDenied(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -75,7 +76,7 @@ func TestVectorsDenied(t *testing.T) {
 		code          kiterr.Code
 		fragments     []string
 	}{
-		{"issue 33", `"env": {"PYTHONPATH": "${work}"}, "files": [{"path": "sitecustomize.py", "text": "import os"}],`, kiterr.VectorFileDenied, []string{"sitecustomize.py"}},
+		{"issue 33", `"env": {"PYTHONPATH": "${work}"}, "files": [{"path": "sitecustomize.py", "text": "import os"}],`, kiterr.VectorEnvDenied, []string{"PYTHONPATH"}},
 		{"env only", `"env": {"PYTHONPATH": "${work}"},`, kiterr.VectorEnvDenied, []string{"PYTHONPATH", "PYTHON*"}},
 		{"env lower case", `"env": {"ld_preload": "x"},`, kiterr.VectorEnvDenied, []string{"ld_preload"}},
 		{"kit variable", `"env": {"CONFORM_ROLE": "host"},`, kiterr.VectorEnvDenied, []string{"CONFORM_ROLE"}},

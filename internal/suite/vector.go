@@ -761,6 +761,13 @@ func (v *Vector) checkInputs(ver *Version) error {
 			return kiterr.New(kiterr.VectorInvalid, "%s: expect.quiet: %v", v.Path, err)
 		}
 	}
+	// The environment first: a vector that loads code both ways is
+	// refused for the variable, so each deny list is tested on its own.
+	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
+		if rule, reads, denied := EnvDenied(k); denied {
+			return kiterr.New(kiterr.VectorEnvDenied, "%s: env: a suite may not set %s (denied: %s; read by %s); only the implementer's profile may", v.Path, k, rule, reads)
+		}
+	}
 	for i, f := range v.Files {
 		if !fs.ValidPath(f.Path) || f.Path == "." || strings.Contains(f.Path, `\`) {
 			return kiterr.New(kiterr.VectorInvalid, "%s: files[%d]: path %q is not a clean relative path inside the IUT's working directory", v.Path, i, f.Path)
@@ -775,11 +782,6 @@ func (v *Vector) checkInputs(ver *Version) error {
 		}
 		if why, denied := FileDenied(f.Path); denied {
 			return kiterr.New(kiterr.VectorFileDenied, "%s: files[%d]: a suite may not put %s into the IUT's working directory: %s", v.Path, i, f.Path, why)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(v.Env)) {
-		if rule, reads, denied := EnvDenied(k); denied {
-			return kiterr.New(kiterr.VectorEnvDenied, "%s: env: a suite may not set %s (denied: %s; read by %s); only the implementer's profile may", v.Path, k, rule, reads)
 		}
 	}
 	for i, f := range v.Fixture {
