@@ -93,6 +93,7 @@ const (
 	FindingStdoutClosed          = result.FindingStdoutClosed
 	FindingTextMismatch          = result.FindingTextMismatch
 	FindingUnexpectedPass        = result.FindingUnexpectedPass
+	FindingIntermittentPass      = result.FindingIntermittentPass
 	FindingValueChanged          = result.FindingValueChanged
 	FindingVersionUnsupported    = result.FindingVersionUnsupported
 	Invalid                      = result.Invalid

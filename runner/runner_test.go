@@ -297,6 +297,38 @@ func TestExpectedFailures(t *testing.T) {
 			t.Errorf("exit %d, want 1: an unexpected pass fails the run", rep.ExitCode())
 		}
 	})
+	t.Run("intermittent", func(t *testing.T) {
+		t.Parallel()
+		// A listed failure that happens in some runs only: a pass stays
+		// PASS with a note, a failure is XFAIL, and neither fails the run.
+		for _, tc := range []struct {
+			iut  string
+			want runner.Status
+		}{{"reference", runner.Pass}, {"wrong", runner.XFail}} {
+			cfg := testConfig(t, tc.iut, "interrupt-idle", "get-binary-version")
+			cfg.ExpectFail = map[string]string{"interrupt-idle": runner.IntermittentPrefix + " races its start-up"}
+			rep, err := runner.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r runner.Result
+			for _, x := range rep.Results {
+				if x.ID == "interrupt-idle" {
+					r = x
+				}
+			}
+			if r.Status != tc.want || rep.ExitCode() != 0 || len(rep.Stale) != 0 {
+				t.Errorf("%s: status %s, exit %d, stale %v; want %s, 0, none", tc.iut, r.Status, rep.ExitCode(), rep.Stale, tc.want)
+			}
+			noted := false
+			for _, f := range r.Findings {
+				noted = noted || f.Code == runner.FindingIntermittentPass
+			}
+			if noted != (tc.want == runner.Pass) {
+				t.Errorf("%s: INTERMITTENT_PASSED noted %v, want it on a pass only: %+v", tc.iut, noted, r.Findings)
+			}
+		}
+	})
 	t.Run("stale", func(t *testing.T) {
 		t.Parallel()
 		cfg := testConfig(t, "reference", "interrupt-idle")

@@ -190,6 +190,10 @@ const (
 	FindingAwaitUnmet         = "AWAIT_UNMET"
 	FindingExpectedFailure    = "EXPECTED_FAILURE"
 	FindingUnexpectedPass     = "UNEXPECTED_PASS"
+	// FindingIntermittentPass notes a vector whose expected-failure entry
+	// says "intermittent:" (a real failure that happens in some runs
+	// only) and which passed this time: it stays PASS.
+	FindingIntermittentPass = "INTERMITTENT_PASSED"
 	FindingHostSent           = "HOST_SENT"
 	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
 	FindingOrphansKilled      = "ORPHANS_KILLED"
