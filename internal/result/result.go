@@ -172,28 +172,28 @@ const (
 	// only where the protocol allows (conformance passes).
 	FindingParityDiffers = "PARITY_DIFFERS"
 	// Conformance differences (normative), coded by their kind.
-	FindingValueChanged       = compare.ValueChanged
-	FindingTextMismatch       = compare.TextMismatch
-	FindingMemberAbsent       = compare.MemberAbsent
-	FindingMemberAdded        = compare.MemberAdded
-	FindingItemAbsent         = compare.ItemAbsent
-	FindingItemAdded          = compare.ItemAdded
-	FindingFrameAbsent        = compare.FrameAbsent
-	FindingFrameAdded         = compare.FrameAdded
-	FindingExitChanged        = compare.ExitChanged
-	FindingExitEarly          = "EXIT_EARLY"
-	FindingExitNonzero        = "EXIT_NONZERO"
-	FindingExitMissing        = "EXIT_MISSING"
-	FindingKilledBySignal     = "KILLED_BY_SIGNAL"
-	FindingStdoutClosed       = "STDOUT_CLOSED"
-	FindingLingered           = "IUT_LINGERED"
-	FindingAwaitUnmet         = "AWAIT_UNMET"
-	FindingExpectedFailure    = "EXPECTED_FAILURE"
-	FindingUnexpectedPass     = "UNEXPECTED_PASS"
+	FindingValueChanged    = compare.ValueChanged
+	FindingTextMismatch    = compare.TextMismatch
+	FindingMemberAbsent    = compare.MemberAbsent
+	FindingMemberAdded     = compare.MemberAdded
+	FindingItemAbsent      = compare.ItemAbsent
+	FindingItemAdded       = compare.ItemAdded
+	FindingFrameAbsent     = compare.FrameAbsent
+	FindingFrameAdded      = compare.FrameAdded
+	FindingExitChanged     = compare.ExitChanged
+	FindingExitEarly       = "EXIT_EARLY"
+	FindingExitNonzero     = "EXIT_NONZERO"
+	FindingExitMissing     = "EXIT_MISSING"
+	FindingKilledBySignal  = "KILLED_BY_SIGNAL"
+	FindingStdoutClosed    = "STDOUT_CLOSED"
+	FindingLingered        = "IUT_LINGERED"
+	FindingAwaitUnmet      = "AWAIT_UNMET"
+	FindingExpectedFailure = "EXPECTED_FAILURE"
+	FindingUnexpectedPass  = "UNEXPECTED_PASS"
 	// FindingIntermittentPass notes a vector whose expected-failure entry
 	// says "intermittent:" (a real failure that happens in some runs
 	// only) and which passed this time: it stays PASS.
-	FindingIntermittentPass = "INTERMITTENT_PASSED"
+	FindingIntermittentPass   = "INTERMITTENT_PASSED"
 	FindingHostSent           = "HOST_SENT"
 	FindingFindingsTruncated  = "FINDINGS_TRUNCATED"
 	FindingOrphansKilled      = "ORPHANS_KILLED"
