@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -254,5 +256,48 @@ func TestBrokenHeader(t *testing.T) {
 		if _, code := sessionRaw(t, []byte(in)); code != 1 {
 			t.Errorf("%q: exit code %d, want 1", in, code)
 		}
+	}
+}
+
+// TestSuiteDefaults: the suite's default document vars (suite.json) give a
+// hover position that the reference answers when it counts UTF-16 code
+// units, and that a server counting bytes or code points would find no
+// word at: the hover vector's golden rests on it.
+func TestSuiteDefaults(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Vars struct {
+			Text           struct{ Default string }
+			HoverLine      struct{ Default int } `json:"hoverLine"`
+			HoverCharacter struct{ Default int } `json:"hoverCharacter"`
+		}
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	text, line, char := s.Vars.Text.Default, s.Vars.HoverLine.Default, s.Vars.HoverCharacter.Default
+	if text == "" {
+		t.Fatal("suite.json declares no default text")
+	}
+	l, _, ok := lineAt(text, lineStarts(text), line)
+	if !ok {
+		t.Fatalf("hoverLine %d is past the default text", line)
+	}
+	for _, tc := range []struct {
+		enc  string
+		word bool
+	}{{encUTF16, true}, {encUTF8, false}, {encUTF32, false}} {
+		_, _, _, ok := wordAt(l, byteCol(l, char, tc.enc))
+		if ok != tc.word {
+			t.Errorf("a word at character %d of %q read as %s: %v, want %v", char, l, tc.enc, ok, tc.word)
+		}
+	}
+	frames, _ := session(t, initReq, initDone, openDoc(text), hoverReq(2, line, char))
+	if r := replies(frames)["2"]; r["result"] == nil {
+		t.Errorf("the reference has no hover at the default position: %v", r)
 	}
 }

@@ -242,8 +242,8 @@ func (s *server) response(id, result json.RawMessage) {
 		return
 	}
 	delete(s.progress, string(id))
-	if result == nil {
-		return // the client refused the token
+	if result == nil || s.state != stateRunning {
+		return // the client refused the token, or asked for shutdown since
 	}
 	s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "begin", "title": "conform reference"}})
 	s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end"}})
