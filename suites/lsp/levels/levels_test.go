@@ -94,4 +94,3 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
-

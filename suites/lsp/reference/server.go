@@ -519,4 +519,3 @@ func (s *server) send(msg map[string]any) {
 	}
 	_, _ = s.out.Write(frame(body))
 }
-
