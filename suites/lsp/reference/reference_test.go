@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -299,5 +300,23 @@ func TestSuiteDefaults(t *testing.T) {
 	frames, _ := session(t, initReq, initDone, openDoc(text), hoverReq(2, line, char))
 	if r := replies(frames)["2"]; r["result"] == nil {
 		t.Errorf("the reference has no hover at the default position: %v", r)
+	}
+}
+
+// TestHeaderFields: Content-Length is read wherever it is in the header
+// part, and other fields are accepted ("Header Part").
+func TestHeaderFields(t *testing.T) {
+	t.Parallel()
+	body := `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`
+	for _, header := range []string{
+		"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n",
+		"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n",
+		"X-Conform: 1\r\ncontent-length:%d\r\n\r\n",
+	} {
+		in := []byte(fmt.Sprintf(header, len(body)) + body)
+		frames, _ := sessionRaw(t, in)
+		if len(frames) != 1 || errCode(frames[0]) != codeServerNotInitialized {
+			t.Errorf("header %q: got %v, want one -32002 reply", header, frames)
+		}
 	}
 }
