@@ -9,6 +9,7 @@ import (
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
 	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/suite"
 )
 
 // frame judges one stdout line against the version's envelope and frame
@@ -173,7 +174,11 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 			continue
 		}
 		id, _ := c.ID(v)
-		reply, ok := s.p.env.ReplyClass().WithID(r.reply, id)
+		body := r.reply
+		if r.work {
+			body, _ = suite.ExpandValue(body, nil, s.work)
+		}
+		reply, ok := s.p.env.ReplyClass().WithID(body, id)
 		b, err := canon.Canonical(reply)
 		switch {
 		case !ok || err != nil:

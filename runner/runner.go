@@ -115,6 +115,12 @@ type Config struct {
 	// (docs/running.md "Conformance classes"). A name that is a class of
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
+	// Vars set values of the vars the suite declares (suite.json vars;
+	// profile.json vars, conform run --var): a vector's ${var:NAME} takes
+	// them, the suite's defaults otherwise. A name the suite does not
+	// declare is VECTOR_VAR_UNKNOWN. Values are JSON values as
+	// encoding/json decodes them (numbers float64 or json.Number).
+	Vars map[string]any
 	// Jobs is how many vectors run at once. Default: Starts at first,
 	// widened by one every half second in which the machine's CPUs were
 	// at least a quarter idle, up to 4 x Starts, capped so that each can
@@ -332,7 +338,10 @@ type plan struct {
 	// scripted peer.
 	passOver, tolerate []envelope.Rule
 	peer               []peerRule
-	vectors            []suite.Ref
+	// vars are the values of the suite's vars for this run
+	// (suite.Suite.ResolveVars).
+	vars    map[string]any
+	vectors []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
 	problems []Problem
@@ -391,9 +400,18 @@ func prepare(cfg Config) (*plan, error) {
 		p.close()
 		return nil, err
 	}
-	for _, r := range ver.Peer {
+	if p.vars, err = s.ResolveVars(cfg.Vars); err != nil {
+		p.close()
+		return nil, err
+	}
+	for i, r := range ver.Peer {
 		m, _ := envelope.CompileMatch(r.Match) // the suite's load checked it
-		p.peer = append(p.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
+		pr, err := newPeerRule(m, r, p.vars)
+		if err != nil {
+			p.close()
+			return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: version %d: peer[%d]", suite.ManifestFile, ver.Version, i)
+		}
+		p.peer = append(p.peer, pr)
 	}
 	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
@@ -473,19 +491,35 @@ type loaded struct {
 	// written; bindIDs the ids of the replies they take values from.
 	binds   map[int]bindLine
 	bindIDs map[string]bool
+	// work: a frame or peer reply names ${work}; the IUT's working
+	// directory in the frames it writes is then ${work} in the summary.
+	work bool
 }
 
-// bindLine is a send frame whose bindings are set when it is written.
+// bindLine is a send frame whose bindings are set when it is written,
+// or (binds empty) whose strings name ${work}, built for each session.
 type bindLine struct {
 	frame any
 	binds []suite.Binding
 }
 
-// peerRule is a compiled rule of the vector's scripted peer.
+// peerRule is a compiled rule of the vector's scripted peer. work: its
+// reply names ${work}, expanded as it is written.
 type peerRule struct {
 	match  envelope.Match
 	reply  any
 	reason string
+	work   bool
+}
+
+// newPeerRule compiles a peer rule whose match m compiled, its reply's
+// vars expanded. Errors: VECTOR_VAR_UNKNOWN, VECTOR_INVALID.
+func newPeerRule(m envelope.Match, r suite.PeerRule, vars map[string]any) (peerRule, error) {
+	reply, err := suite.ExpandValue(r.Reply, vars, "")
+	if err != nil {
+		return peerRule{}, err
+	}
+	return peerRule{match: m, reply: reply, reason: r.Reason, work: suite.HasWork(reply)}, nil
 }
 
 // orderElement is one element of an expect.order sequence: the reply to
@@ -551,7 +585,7 @@ func (s *session) segment(g int) [][]byte {
 // missing: the golden comparison shows what came of it), or write false
 // when a WhenPresent binding finds no value.
 func (s *session) bound(b bindLine) (ln sendLine, write bool) {
-	frame := b.frame
+	frame, _ := suite.ExpandValue(b.frame, nil, s.work) // only ${work} is left
 	for _, bd := range b.binds {
 		var val any
 		found := false
@@ -611,11 +645,18 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			l.gates = append(l.gates, gate{before: len(l.lines), key: k})
 			continue
 		}
+		if it.Frame != nil {
+			if it.Frame, err = suite.ExpandValue(it.Frame, p.vars, ""); err != nil {
+				return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: send[%d]", v.Path, i)
+			}
+		}
 		ln, err := it.Chunks()
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
-		if len(it.Bind) > 0 {
+		hasWork := it.Frame != nil && suite.HasWork(it.Frame)
+		l.work = l.work || hasWork
+		if len(it.Bind) > 0 || hasWork {
 			if l.binds == nil {
 				l.binds, l.bindIDs = map[int]bindLine{}, map[string]bool{}
 			}
@@ -642,9 +683,16 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: peer[%d]", v.Path, i)
 		}
-		l.peer = append(l.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
+		pr, err := newPeerRule(m, r, p.vars)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: peer[%d]", v.Path, i)
+		}
+		l.peer = append(l.peer, pr)
 	}
 	l.peer = append(l.peer, p.peer...)
+	for _, r := range l.peer {
+		l.work = l.work || r.work
+	}
 	for i, seq := range full.Expect.Order {
 		var els []orderElement
 		for j, x := range seq {

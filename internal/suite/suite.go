@@ -51,6 +51,9 @@ type Manifest struct {
 	Title       string    `json:"title,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Versions    []Version `json:"versions"`
+	// Vars are the values a vector may take from the implementation's
+	// profile (${var:NAME}), by name ([Var], [Suite.ResolveVars]).
+	Vars map[string]Var `json:"vars,omitempty"`
 }
 
 // Version is one protocol version of the suite (docs/suite-format.md "A
@@ -112,6 +115,9 @@ type Version struct {
 	env                *envelope.Envelope
 	passOver, tolerate []envelope.Rule
 	quiet, grace       time.Duration
+	// vars are the names of the suite's vars (Manifest.Vars), which a
+	// vector's ${var:NAME} must name.
+	vars map[string]bool
 }
 
 // Class is one conformance class of a version and role: a named set of
@@ -506,6 +512,10 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		}
 		if err := ver.compile(); err != nil {
 			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
+		}
+		ver.vars = make(map[string]bool, len(s.Manifest.Vars))
+		for k := range s.Manifest.Vars {
+			ver.vars[k] = true
 		}
 	}
 	if opt.SkipDigest {

@@ -338,6 +338,13 @@ func rpc(behaviour string) (int, bool) {
 			reply(id, map[string]any{"hello": "world"})
 		case "extra":
 			reply(id, map[string]any{"extra": true})
+		case "stat":
+			// Whether params.path is an absolute path to a file that
+			// exists (a path made of ${work}).
+			p, _ := m["params"].(map[string]any)
+			path, _ := p["path"].(string)
+			_, err := os.Stat(path)
+			reply(id, map[string]any{"exists": filepath.IsAbs(path) && err == nil})
 		case "pingme":
 			write(map[string]any{"jsonrpc": "2.0", "id": "p1", "method": "ping"})
 			ans, err := in.ReadBytes('\n')
