@@ -18,13 +18,15 @@ import (
 	"strings"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/suites/dap"
 	"github.com/conform-kit/conform/suites/mcp"
 )
 
-// Control and MCP are the names of the embedded suites.
+// Control, MCP and DAP are the names of the embedded suites.
 const (
 	Control = "control"
 	MCP     = "mcp"
+	DAP     = "dap"
 )
 
 // Embedded is one suite built into conform.
@@ -44,6 +46,7 @@ func List() []Embedded {
 	return []Embedded{
 		{Name: Control, Dir: ".", FS: conform.Suite()},
 		{Name: MCP, Dir: "suites/mcp", FS: mcp.Suite()},
+		{Name: DAP, Dir: "suites/dap", FS: dap.Suite()},
 	}
 }
 
