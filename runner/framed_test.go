@@ -8,7 +8,9 @@ package runner_test
 // vector ends within its bounds.
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/report"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -107,6 +110,21 @@ func TestFramedSuite(t *testing.T) {
 				t.Errorf("%s is %s: %+v", r.ID, r.Status, r.Findings)
 			}
 		}
+		// The report names the framing, and reads back.
+		if rep.Suite.Framing != "content-length" {
+			t.Errorf("report suite framing %q", rep.Suite.Framing)
+		}
+		var b bytes.Buffer
+		if err := report.JSON(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		back, err := runner.ReadReport(s, b.Bytes())
+		if err != nil {
+			t.Fatalf("ReadReport: %v", err)
+		}
+		if back.Suite != rep.Suite {
+			t.Errorf("read back %+v, want %+v", back.Suite, rep.Suite)
+		}
 	})
 	for _, tc := range []struct {
 		behaviour string
@@ -140,6 +158,43 @@ func TestFramedSuite(t *testing.T) {
 			}
 			if r.Status == runner.Pass {
 				t.Errorf("status PASS with a broken framing")
+			}
+		})
+	}
+}
+
+// TestFramedRecording: a recording of a framed suite is JSON lines of
+// bodies, or the framed capture itself, whose breaks are findings at their
+// message, in order with the check's own.
+func TestFramedRecording(t *testing.T) {
+	t.Parallel()
+	s := framedSuite(t)
+	msg := func(b string) string { return string(frame.Encode(frame.ContentLength, []byte(b))) }
+	req := `{"id":1,"method":"echo","params":{"text":"a"}}`
+	rep := "{\"id\":1,\r\n \"result\":{\"text\":\"a\"}}"
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"lines of bodies", req + "\n" + strings.ReplaceAll(rep, "\r\n", "") + "\n", nil},
+		{"framed capture", msg(req) + msg(rep), nil},
+		{"framed capture with breaks", msg(req) + `{"bare":1}` + "\n" + msg(rep) + msg(`{"id":2,"method":"nope"}`) + "Content-Length: 9\r\n\r\n{}",
+			[]string{"2 FRAME_UNFRAMED", "5 FRAME_TRUNCATED", "4 REPLY_MISSING"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			st, err := runner.ValidateRecording(context.Background(), s, 1, strings.NewReader(tc.in), runner.RecordingOptions{Complete: true}, func(lf runner.LineFinding) {
+				got = append(got, fmt.Sprintf("%d %s", lf.Line, lf.Code))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if st.Matched != 1 || st.Failed != len(tc.want) {
+				t.Errorf("matched %d, failed %d; want 1, %d", st.Matched, st.Failed, len(tc.want))
 			}
 		})
 	}

@@ -188,7 +188,12 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 		case !s.open:
 			s.o.add(FindingRequestUnanswered, "", "the IUT sent %s after stdin closed; the peer's reply was not written", quote(line))
 		default:
-			s.send([][]byte{frame.Encode(s.p.framing, b)})
+			if s.p.framing == frame.ContentLength {
+				b = frame.Encode(frame.ContentLength, b)
+			} else {
+				b = append(b, '\n')
+			}
+			s.send([][]byte{b})
 		}
 		return true
 	}

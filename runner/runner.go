@@ -866,9 +866,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer p.close()
+	framing := ""
+	if p.framing != frame.Lines {
+		framing = string(p.framing)
+	}
 	rep := &Report{
 		Suite: SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest,
-			Title: cfg.Suite.Manifest.Title, Label: p.ver.Label},
+			Title: cfg.Suite.Manifest.Title, Label: p.ver.Label, Framing: framing},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
 		Problems:       p.problems,
 		Partial:        len(p.vectors) < len(p.sessions),

@@ -218,3 +218,14 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestLooksFramed(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"Content-Length: 2\r\n": true, "content-type:x": true, `{"a":1}`: false, "": false, "  Content-Length: 1": false, ":x": false,
+	} {
+		if got := frame.LooksFramed([]byte(in)); got != want {
+			t.Errorf("LooksFramed(%q) = %v", in, got)
+		}
+	}
+}

@@ -213,6 +213,22 @@ func unframed(line []byte) *Error {
 	return newError(Unframed, reason, line, len(line))
 }
 
+// LooksFramed reports whether b, the first bytes of a stream, starts as a
+// content-length header does: an RFC 9110 token (a field name) and a
+// colon. A JSON text (a recording of bodies, one per line) does not.
+func LooksFramed(b []byte) bool {
+	i := bytes.IndexByte(b, ':')
+	if i <= 0 {
+		return false
+	}
+	for _, c := range b[:i] {
+		if !isTchar(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // isField reports whether line starts as a header field: a token and a
 // colon.
 func isField(line []byte) bool {

@@ -512,6 +512,9 @@ type SuiteInfo struct {
 	// "" when none).
 	Title string `json:"title,omitempty"`
 	Label string `json:"label,omitempty"`
+	// Framing is the suite's framing (suite.json "framing") when it is
+	// not lines: "content-length"; "" for lines, the default.
+	Framing string `json:"framing,omitempty"`
 }
 
 // Implementation identifies the IUT.
