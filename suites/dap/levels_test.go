@@ -12,17 +12,17 @@ import (
 )
 
 // sections are the headings of the DAP 1.71 specification and overview
-// (microsoft/debug-adapter-protocol specification.md and overview.md at
-// commit e34479c39ed4973210115872c8e118c097a50d4a) that the suite's sources
-// name: a source names a section by its exact title in single quotes.
+// pages (repository microsoft/debug-adapter-protocol at commit
+// e34479c39ed4973210115872c8e118c097a50d4a) that the suite's sources name:
+// a source names a section by its exact title in single quotes.
 var sections = map[string]bool{
-	// specification.md
+	// the specification page
 	"Base Protocol": true, "ProtocolMessage": true, "Request": true, "Event": true, "Response": true,
 	"ErrorResponse": true, "Cancel Request": true, "Events": true, "Initialized Event": true,
 	"Output Event": true, "Terminated Event": true, "Requests": true, "Initialize Request": true,
 	"ConfigurationDone Request": true, "Launch Request": true, "Attach Request": true,
 	"Disconnect Request": true, "Threads Request": true, "Types": true, "Capabilities": true, "Message": true,
-	// overview.md
+	// the overview page
 	"Base protocol": true, "Debug Session Start": true, "Initialization": true, "Launching and attaching": true,
 	"Debug session end": true,
 }
