@@ -61,8 +61,8 @@ func rpcSuite(t *testing.T) *runner.Suite {
 	if err != nil {
 		t.Fatalf("golden --update with the good server: %v", err)
 	}
-	if up.Fixtures != 1 || up.Written != 16 {
-		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 16 and 1", up.Written, up.Fixtures)
+	if up.Fixtures != 1 || up.Written != 17 {
+		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 17 and 1", up.Written, up.Fixtures)
 	}
 	s, err = openDir(t, dir, false)
 	if err != nil {
@@ -126,8 +126,8 @@ func TestRPCSuite(t *testing.T) {
 			t.Errorf("good server: %s is %s (%s)", id, b.Status, b.Codes)
 		}
 	}
-	if len(good) != 17 {
-		t.Errorf("good server: %d results, want 17", len(good))
+	if len(good) != 18 {
+		t.Errorf("good server: %d results, want 18", len(good))
 	}
 	for _, tc := range []struct {
 		behaviour, vector string
@@ -153,6 +153,13 @@ func TestRPCSuite(t *testing.T) {
 		{"rpc-linger", "exit-after-input", brief{"FAIL", "EXIT_AFTER_INPUT_MISSING"}},
 		{"rpc-linger", "keeps-running", brief{"PASS", ""}},
 		{"rpc-linger", "echo", brief{"PASS", "IUT_LINGERED"}},
+		// afterInput any: how the IUT ends once stdin closed is a note;
+		// under the default (either) it is a crash.
+		{"rpc-exit-1-at-end", "any-after-input", brief{"PASS", "EXIT_NONZERO"}},
+		{"rpc-exit-1-at-end", "echo", brief{"CRASH", "EXIT_NONZERO"}},
+		{"rpc-killed-at-end", "any-after-input", brief{"PASS", "KILLED_BY_SIGNAL"}},
+		{"rpc-killed-at-end", "echo", brief{"CRASH", "KILLED_BY_SIGNAL"}},
+		{"rpc-linger", "any-after-input", brief{"PASS", "IUT_LINGERED"}},
 		// The second page is asked for with whatever cursor the first
 		// reply gave (bind): another cursor shows only in the first reply.
 		{"rpc-cursor-moves", "paginate", brief{"FAIL", "VALUE_CHANGED"}},

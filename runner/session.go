@@ -620,7 +620,7 @@ func (s *session) judge() {
 	case s.spawned:
 		s.sp.judge(o, p.cfg.Spawn, ex, s.timedOut, pending, p.cfg.Timeout)
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
-		o.add(FindingKilledBySignal, Crash, "the IUT was killed by %s", ex.Signal)
+		o.add(FindingKilledBySignal, s.afterInputStatus(), "the IUT was killed by %s%s", ex.Signal, s.afterInputNote())
 	case s.mustExit && s.timedOut:
 		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
 	case s.mustExit:
@@ -662,7 +662,7 @@ func (s *session) judge() {
 			o.add(FindingReplyMissing, Timeout, "%s", msg)
 		}
 	case ex.Stopped == "" && ex.Code != 0:
-		o.add(FindingExitNonzero, Crash, "the IUT exited with status %d after stdin closed", ex.Code)
+		o.add(FindingExitNonzero, s.afterInputStatus(), "the IUT exited with status %d after stdin closed%s", ex.Code, s.afterInputNote())
 	}
 	if ex.Stopped != "" && !s.timedOut && !s.spawned {
 		switch s.afterInput {
@@ -675,6 +675,25 @@ func (s *session) judge() {
 	}
 	s.checkOrder()
 	s.checkTolerated()
+}
+
+// afterInputStatus is the status of a crash finding (an exit status other
+// than 0, a signal): Crash, or "" (a note) when the IUT ended so once
+// stdin had closed and its afterInput is AfterInputAny.
+func (s *session) afterInputStatus() Status {
+	if s.afterInput == suite.AfterInputAny && !s.exited {
+		return ""
+	}
+	return Crash
+}
+
+// afterInputNote is what a crash finding's message adds when
+// [session.afterInputStatus] made it a note.
+func (s *session) afterInputNote() string {
+	if s.afterInputStatus() == "" {
+		return " once stdin had closed (a note: afterInput any, the protocol says nothing of how its peer ends then)"
+	}
+	return ""
 }
 
 // summarize builds the summary bytes from the kept frames and adds the

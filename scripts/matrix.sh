@@ -20,6 +20,7 @@
 #                                     (CI: earlier stages built and installed them)
 #   scripts/matrix.sh --suite mcp     the MCP suite's matrix instead (suites/mcp; docs/mcp-matrix.md,
 #                                     docs/mcp-matrix.html, docs/mcp-matrix/): the same code, another list
+#   scripts/matrix.sh --suite dap     the DAP suite's (suites/dap; docs/dap-matrix.md, .html, docs/dap-matrix/)
 #
 # $conform names the conform binary (default: built from this checkout).
 # CI (.ci/stages/85-matrix.sh) runs it and fails when the committed files
@@ -78,6 +79,12 @@ mcp-client-typescript client 1 impl/mcp-client-typescript
 mcp-client-python     client 1 impl/mcp-client-python
 '
 
+# The DAP suite's debug adapters (suites/dap, adapter role; docs/dap.md). The
+# real adapters' profiles (impl/dap-*) add their lines here.
+dap_certifications='
+dap-reference         adapter 1 impl/dap-reference --exact
+'
+
 reports=""
 build=1
 which=control
@@ -85,14 +92,15 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --reports) reports="${2:?--reports needs a directory}"; shift 2 ;;
     --no-build) build=0; shift ;;
-    --suite) which="${2:?--suite needs control or mcp}"; shift 2 ;;
-    *) echo "usage: scripts/matrix.sh [--suite control|mcp] [--reports DIR] [--no-build]" >&2; exit 2 ;;
+    --suite) which="${2:?--suite needs control, mcp or dap}"; shift 2 ;;
+    *) echo "usage: scripts/matrix.sh [--suite control|mcp|dap] [--reports DIR] [--no-build]" >&2; exit 2 ;;
   esac
 done
 case "$which" in
   control) out=docs/matrix suite_args=() trend=(--trend claude-code=impl/claude-code-timeline/recordings) ;;
   mcp) certifications=$mcp_certifications out=docs/mcp-matrix suite_args=(--suite suites/mcp) trend=() ;;
-  *) echo "scripts/matrix.sh: --suite is control or mcp" >&2; exit 2 ;;
+  dap) certifications=$dap_certifications out=docs/dap-matrix suite_args=(--suite suites/dap) trend=() ;;
+  *) echo "scripts/matrix.sh: --suite is control, mcp or dap" >&2; exit 2 ;;
 esac
 
 tmp=$(mktemp -d)

@@ -18,15 +18,17 @@ import (
 	"strings"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/suites/dap"
 	"github.com/conform-kit/conform/suites/lsp"
 	"github.com/conform-kit/conform/suites/mcp"
 )
 
-// Control, MCP and LSP are the names of the embedded suites.
+// Control, MCP, LSP and DAP are the names of the embedded suites.
 const (
 	Control = "control"
 	MCP     = "mcp"
 	LSP     = "lsp"
+	DAP     = "dap"
 )
 
 // Embedded is one suite built into conform.
@@ -47,6 +49,7 @@ func List() []Embedded {
 		{Name: Control, Dir: ".", FS: conform.Suite()},
 		{Name: MCP, Dir: "suites/mcp", FS: mcp.Suite()},
 		{Name: LSP, Dir: "suites/lsp", FS: lsp.Suite()},
+		{Name: DAP, Dir: "suites/dap", FS: dap.Suite()},
 	}
 }
 

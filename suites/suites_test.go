@@ -20,7 +20,7 @@ import (
 // `--suite suites/mcp` run one suite.
 func TestEmbeddedMatchesFolder(t *testing.T) {
 	t.Parallel()
-	if got, want := suites.Names(), []string{suites.Control, suites.MCP, suites.LSP}; !cmp.Equal(want, got) {
+	if got, want := suites.Names(), []string{suites.Control, suites.MCP, suites.LSP, suites.DAP}; !cmp.Equal(want, got) {
 		t.Fatalf("names (-want +got):\n%s", cmp.Diff(want, got))
 	}
 	for _, e := range suites.List() {
@@ -77,6 +77,7 @@ func TestResolve(t *testing.T) {
 		{"mcp", suites.MCP},
 		{"lsp", suites.LSP},
 		{"suites/lsp", ""},
+		{"dap", suites.DAP},
 		{"suites/mcp", ""},
 		{"./mcp", ""},
 		{".", ""},

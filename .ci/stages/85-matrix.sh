@@ -43,6 +43,21 @@ if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
   git checkout -- "${generated[@]}"
 fi
 
+echo "== the committed DAP matrix is current (docs/dap-matrix.md, docs/dap-matrix.html, docs/dap-matrix/)"
+# From the reports stage 54 saved; gated like the MCP matrix: verdicts and counts.
+scripts/matrix.sh --suite dap --reports "$CI_TMP/reports" --no-build
+generated=(docs/dap-matrix.md docs/dap-matrix.html docs/dap-matrix impl/dap-*/README.md)
+if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+  git status --porcelain -- "${generated[@]}"
+  git --no-pager diff -- docs/dap-matrix.md | head -n 80 || true
+  if git --no-pager diff -U0 -- docs/dap-matrix.md | grep -qE '^[-+]\| \[dap'; then
+    echo "the committed DAP matrix is stale (a verdict or count differs): run scripts/matrix.sh --suite dap and commit docs/dap-matrix*, impl/dap-*/README.md" >&2
+    exit 1
+  fi
+  echo "note: the DAP matrix pages differ from this run in results that decide no verdict or count (above); verdicts and counts are current"
+  git checkout -- "${generated[@]}"
+fi
+
 # On a CI system with step summaries (GitHub Actions), the matrix is shown there.
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat docs/matrix.md >> "$GITHUB_STEP_SUMMARY"

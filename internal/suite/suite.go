@@ -85,7 +85,7 @@ type Version struct {
 	// send in any vector, tried after a vector's own peer rules.
 	Peer []PeerRule `json:"peer,omitempty"`
 	// AfterInput is what an IUT does once stdin closes: AfterInputEither
-	// (default), AfterInputExit or AfterInputKeepRunning.
+	// (default), AfterInputExit, AfterInputKeepRunning or AfterInputAny.
 	AfterInput string `json:"afterInput,omitempty"`
 	// Quiet and Grace bound the waits of the version's sessions, as Go
 	// durations (docs/running.md "Bounds"). Quiet: once the IUT has
@@ -172,6 +172,13 @@ const (
 	// AfterInputKeepRunning: it is a service that runs until stopped; it
 	// is stopped after the grace period, without a note.
 	AfterInputKeepRunning = "keepRunning"
+	// AfterInputAny: the protocol says nothing of how its peer ends once
+	// its input closes (the Debug Adapter Protocol, whose client ends a
+	// session with a disconnect request): the IUT may exit with any
+	// status, be killed by a signal, or be stopped after the grace period;
+	// each is a note (EXIT_NONZERO, KILLED_BY_SIGNAL, LINGERED), never a
+	// failure. What it does while stdin is open is judged as ever.
+	AfterInputAny = "any"
 )
 
 // Env returns the version's compiled envelope.

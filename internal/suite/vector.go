@@ -755,9 +755,9 @@ func (v *Vector) checkInputs(ver *Version) error {
 		return kiterr.New(kiterr.VectorInvalid, "%s: a fixture golden records exit zero or nonzero, not any", v.Path)
 	}
 	switch v.Expect.AfterInput {
-	case "", AfterInputEither, AfterInputExit, AfterInputKeepRunning:
+	case "", AfterInputEither, AfterInputExit, AfterInputKeepRunning, AfterInputAny:
 	default:
-		return kiterr.New(kiterr.VectorInvalid, "%s: expect.afterInput %q is not either, exit or keepRunning", v.Path, v.Expect.AfterInput)
+		return kiterr.New(kiterr.VectorInvalid, "%s: expect.afterInput %q is not either, exit, keepRunning or any", v.Path, v.Expect.AfterInput)
 	}
 	if v.Expect.Quiet != "" {
 		if _, err := ParseBound(v.Expect.Quiet, true); err != nil {

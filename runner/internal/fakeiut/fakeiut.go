@@ -235,6 +235,7 @@ func rpc(behaviour string) (int, bool) {
 	}
 	reply := func(id any, result any) { write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result}) }
 	notify := func(method string) { write(map[string]any{"jsonrpc": "2.0", "method": method}) }
+	echoed := false // an echo was answered (the *-at-end fakes end badly only then)
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
@@ -272,6 +273,7 @@ func rpc(behaviour string) (int, bool) {
 		case "echo":
 			p, _ := m["params"].(map[string]any)
 			reply(id, map[string]any{"text": p["text"]})
+			echoed = true
 		case "chatty":
 			notify("notifications/message")
 			notify("notifications/message")
@@ -378,8 +380,18 @@ func rpc(behaviour string) (int, bool) {
 			write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 		}
 	}
-	if behaviour == "rpc-linger" {
+	switch behaviour {
+	case "rpc-linger":
 		time.Sleep(time.Hour)
+	case "rpc-exit-1-at-end":
+		if echoed { // only after an echo: the preflight passes
+			return 1, true
+		}
+	case "rpc-killed-at-end":
+		if p, err := os.FindProcess(os.Getpid()); err == nil && echoed {
+			p.Signal(os.Kill)
+			time.Sleep(time.Hour)
+		}
 	}
 	return 0, true
 }
