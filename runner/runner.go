@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -1353,6 +1354,15 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 		return res, true // start errors and bad input surface in the main run
 	}
 	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
-		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which negotiates protocol version %d, so the other vectors were not run; the findings before this one say why (a v1-only IUT answers in v1 form or reports no shared version; a crash or a timeout is just that)", pv.ID, res.Status, p.ver.Version)})
+		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which the suite runs first to check that the IUT speaks version %s of its protocol, so the other vectors were not run; the findings before this one say why (an IUT of another version answers in that version's form or names no version both share; a crash or a timeout is just that)", pv.ID, res.Status, versionName(p.ver))})
 	return res, false
+}
+
+// versionName names a suite version for messages: its number, with its
+// label when it has one ("1 (2025-11-25)").
+func versionName(ver *suite.Version) string {
+	if ver.Label != "" && ver.Label != strconv.Itoa(ver.Version) {
+		return fmt.Sprintf("%d (%s)", ver.Version, ver.Label)
+	}
+	return strconv.Itoa(ver.Version)
 }
