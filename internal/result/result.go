@@ -208,6 +208,11 @@ const (
 	// FindingFrameOrder: a tolerated frame came after the reply its rule
 	// says it precedes. FAIL.
 	FindingFrameOrder = "FRAME_ORDER"
+	// FindingValueInconsistent: a value the IUT wrote in a later frame
+	// differs from the one it wrote in an earlier frame, where a vector's
+	// expect.consistent rule requires them equal (a session id it
+	// announced, then uses). FAIL.
+	FindingValueInconsistent = "VALUE_INCONSISTENT"
 	// FindingRequirementUnmet: the predicate of the vector's requires that
 	// no frame of the preflight (and discover) vectors satisfies. A note on
 	// a SKIPPED result of a recommended or informational vector, or of a

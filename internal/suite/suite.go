@@ -521,6 +521,11 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		if err := ver.compile(); err != nil {
 			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
 		}
+		for i, r := range ver.Peer {
+			if r.After != "" {
+				return nil, kiterr.New(kiterr.SuiteInvalid, "%s: version %d: peer[%d]: after names a send item of a vector, and only a vector's peer rules may have it", ManifestFile, ver.Version, i)
+			}
+		}
 		ver.vars = make(map[string]bool, len(s.Manifest.Vars))
 		for k := range s.Manifest.Vars {
 			ver.vars[k] = true
