@@ -9,6 +9,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/proc"
 	"github.com/conform-kit/conform/internal/suite"
 )
@@ -25,13 +26,14 @@ import (
 func (s *session) frame(ln proc.Line) any {
 	p, o := s.p, s.o
 	switch {
-	case errors.Is(ln.Err, proc.ErrLineTooLong):
-		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
-		return nil
+	case ln.Err != nil:
+		if !s.lineError(ln) {
+			return nil
+		}
 	case ln.Partial:
 		o.add(FindingFramePartial, ProtocolError, "the last stdout line (%d bytes) has no LF: %s", ln.Size, quote(ln.Data))
 		return nil
-	case len(bytes.TrimSpace(ln.Data)) == 0:
+	case len(bytes.TrimSpace(ln.Data)) == 0 && p.framing != frame.ContentLength:
 		return nil // blank lines carry nothing; JSON-lines readers skip them
 	}
 	v, err := canon.Parse(ln.Data)
@@ -186,16 +188,44 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 			s.o.add(FindingRequestUnanswered, Fail, "the peer rule for %s has a reply the request's id cannot be set in (%s)", quote(line), r.reason)
 		case !s.open:
 			s.o.add(FindingRequestUnanswered, "", "the IUT sent %s after stdin closed; the peer's reply was not written", quote(line))
-		case r.after >= s.written:
-			// Held until the runner has written send line r.after.
-			if s.held == nil {
-				s.held = map[int][][]byte{}
-			}
-			s.held[r.after] = append(s.held[r.after], append(b, '\n'))
 		default:
-			s.send([][]byte{append(b, '\n')})
+			if s.p.framing == frame.ContentLength {
+				b = frame.Encode(frame.ContentLength, b)
+			} else {
+				b = append(b, '\n')
+			}
+			if r.after >= s.written {
+				// Held until the runner has written send line r.after.
+				if s.held == nil {
+					s.held = map[int][][]byte{}
+				}
+				s.held[r.after] = append(s.held[r.after], b)
+				break
+			}
+			s.send([][]byte{b})
 		}
 		return true
+	}
+	return false
+}
+
+// lineError adds the finding of a line (a message) the transport could
+// not deliver whole: one over --max-line, or a break of content-length
+// framing, with the bytes concerned. It reports whether the line's Data
+// is still to be judged (a header defect that left the body readable).
+func (s *session) lineError(ln proc.Line) bool {
+	p, o := s.p, s.o
+	var fe *frame.Error
+	switch {
+	case errors.Is(ln.Err, proc.ErrLineTooLong) && p.framing == frame.ContentLength:
+		o.add(FindingFrameTooLarge, ProtocolError, "a message body of %d bytes (its Content-Length) exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+	case errors.Is(ln.Err, proc.ErrLineTooLong):
+		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+	case errors.As(ln.Err, &fe):
+		o.add(fe.Code, ProtocolError, "%s (%d bytes): %s", fe.Reason, fe.Size, quote(fe.Bytes))
+		return ln.Data != nil
+	default:
+		o.add(FindingFramePartial, ProtocolError, "stdout could not be read: %v", ln.Err)
 	}
 	return false
 }

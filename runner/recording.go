@@ -105,6 +105,13 @@ type RecordingStats struct {
 //     as run does. A cancel marks the pending request cancelled: it may
 //     still get its reply, and is not reported if it gets none.
 //
+// A recording of a suite framed by content-length is JSON lines of bodies
+// too (what conform writes), or a capture of the framed stream itself
+// (it starts with a header field): then each message is read as one line
+// (its CR and LF bytes as spaces), "line N" means message N, and a break
+// of the framing is FRAME_HEADER_INVALID, FRAME_UNFRAMED or
+// FRAME_TRUNCATED at its message, as in a run.
+//
 // A recording may start or end mid-session, so by default a reply with no
 // pending request (REPLY_UNSOLICITED: sent before the recording began, or a
 // second reply) and a request not cancelled and never answered
@@ -130,7 +137,14 @@ func ValidateRecording(ctx context.Context, s *Suite, n int, r io.Reader, opt Re
 	if err != nil {
 		return RecordingStats{}, err
 	}
-	return c.run(ctx, r, emit)
+	r, fr := maybeFramed(s.Framing, r, c.opt.MaxLine)
+	if fr == nil {
+		return c.run(ctx, r, emit)
+	}
+	wrapped, rest := fr.interleave(emit)
+	st, err := c.run(ctx, r, wrapped)
+	st.Failed += rest()
+	return st, err
 }
 
 // recordingCheck is the state of one ValidateRecording.

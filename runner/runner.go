@@ -28,6 +28,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/proc"
@@ -363,6 +364,9 @@ type plan struct {
 	// cgroups on Linux); whoever called prepare closes both (plan.close).
 	dirs  *iutDirs
 	procs *proc.Pool
+	// framing is the suite's framing: how stdout is read and what is
+	// written to stdin is framed (frame.Lines or frame.ContentLength).
+	framing frame.Framing
 }
 
 // close removes the pooled IUT directories and cgroups.
@@ -391,8 +395,11 @@ func prepare(cfg Config) (*plan, error) {
 	if ver.Role(cfg.Role) == nil {
 		return nil, kiterr.New(kiterr.Usage, "role %q is not a role of suite version %d (%s)", cfg.Role, cfg.Version, strings.Join(ver.RoleNames(), ", "))
 	}
+	if cfg.Spawn != nil && s.Framing == frame.ContentLength {
+		return nil, kiterr.New(kiterr.Usage, "spawned mode plays suites framed as lines only (the suite's framing is %s)", s.Framing)
+	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
-		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules(), framing: s.Framing.Or()}
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
 	if p.cfg.Jobs <= 0 {
 		p.cfg.Jobs = defaultJobs(p.cfg.Starts, p.cfg.MaxProcs, p.procs.Supports().Room)
@@ -489,6 +496,9 @@ type loaded struct {
 	suiteRefs bool
 	// keepRaw keeps the frames the IUT writes (the preflight vector's).
 	keepRaw bool
+	// unframed holds, by line index, the base64 items: under
+	// content-length framing they are written as they are, unframed.
+	unframed map[int]bool
 	// binds holds, by line index, the frames with bindings, built when
 	// written; bindIDs the ids of the replies they take values from.
 	binds   map[int]bindLine
@@ -600,8 +610,32 @@ func (s *session) segment(g int) [][]byte {
 			r = s.p.request(ln)
 		}
 		track(s.sent, r)
-		out = append(out, ln...)
+		out = appendFramed(out, s.p.framing, ln, l.unframed[from+i])
 		out = append(out, s.heldAfter(from+i)...)
+	}
+	return out
+}
+
+// appendFramed appends line ln (pieces whose last ends with the line's
+// LF) to out as the framing f writes it: as it is for lines; for
+// content-length, the body (the line without its LF) after its header,
+// or, when raw (a base64 item), the body alone, unframed.
+func appendFramed(out [][]byte, f frame.Framing, ln sendLine, raw bool) [][]byte {
+	if f != frame.ContentLength || len(ln) == 0 {
+		return append(out, ln...)
+	}
+	last := len(ln) - 1
+	body := ln[last][:len(ln[last])-1]
+	if !raw {
+		n := len(body)
+		for _, c := range ln[:last] {
+			n += len(c)
+		}
+		out = append(out, frame.Header(n))
+	}
+	out = append(out, ln[:last]...)
+	if len(body) > 0 {
+		out = append(out, body)
 	}
 	return out
 }
@@ -722,6 +756,12 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 				l.named = map[string]int{}
 			}
 			l.named[it.Name] = len(l.lines)
+		}
+		if it.Base64 != nil {
+			if l.unframed == nil {
+				l.unframed = map[int]bool{}
+			}
+			l.unframed[len(l.lines)] = true
 		}
 		l.lines = append(l.lines, ln)
 		if it.Frame != nil {
@@ -901,9 +941,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer p.close()
+	framing := ""
+	if p.framing != frame.Lines {
+		framing = string(p.framing)
+	}
 	rep := &Report{
 		Suite: SuiteInfo{Name: cfg.Suite.Manifest.Name, Version: cfg.Version, Role: cfg.Role, Digest: cfg.Suite.Digest,
-			Title: cfg.Suite.Manifest.Title, Label: p.ver.Label},
+			Title: cfg.Suite.Manifest.Title, Label: p.ver.Label, Framing: framing},
 		Implementation: Implementation{Name: cfg.Implementation, Command: cfg.Command},
 		Problems:       p.problems,
 		Partial:        len(p.vectors) < len(p.sessions),

@@ -377,7 +377,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	}
 	s.start = time.Now()
 	pr, err := proc.Start(ctx, proc.Config{
-		Argv: argv, Env: env, Dir: s.work,
+		Argv: argv, Env: env, Dir: s.work, Framing: p.framing,
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.

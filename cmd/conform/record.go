@@ -133,7 +133,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	meta := drift.Meta{
 		Label: *label, Released: *released,
 		Implementation: cfg.Implementation, ImplementationVersion: ver, Command: cfg.Command,
-		Suite:    drift.Suite{Name: rep.Suite.Name, Version: rep.Suite.Version, Role: rep.Suite.Role, Digest: rep.Suite.Digest},
+		Suite:    drift.Suite{Name: rep.Suite.Name, Version: rep.Suite.Version, Role: rep.Suite.Role, Digest: rep.Suite.Digest, Framing: rep.Suite.Framing},
 		Recorded: time.Now().UTC().Format(time.RFC3339),
 		Verdict:  rep.Verdict,
 		Counts: map[string]int{"total": rep.Summary.Total, "passed": rep.Summary.Passed, "failed": rep.Summary.Failed,

@@ -67,6 +67,10 @@ type Suite struct {
 	Version int    `json:"version"`
 	Role    string `json:"role"`
 	Digest  string `json:"digest"`
+	// Framing is the suite's framing when it is not lines
+	// ("content-length"; "" for lines). The summaries are the same
+	// either way: JSON lines of normalized bodies.
+	Framing string `json:"framing,omitempty"`
 }
 
 // Result is one vector's status in a recorded run.
