@@ -596,6 +596,11 @@ type Report struct {
 	// it), as given; nil when nothing was claimed (the classes judged are
 	// then derived from the negotiated frames).
 	Claims []string `json:"claims,omitempty"`
+	// Vars are the values of the suite's vars the run used (suite.json
+	// vars: the profile's, --var's or the defaults), by name; nil for a
+	// suite that declares none. A certificate holds for the document
+	// these describe.
+	Vars map[string]any `json:"vars,omitempty"`
 	// Classes are the conformance classes of the suite version and role,
 	// in suite order (one implicit class [ClassAll] for a version that
 	// declares none), each with why it was or was not judged and its
