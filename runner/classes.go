@@ -160,6 +160,9 @@ func (p *plan) setClasses(rep *Report, classes []ClassResult, findings []Finding
 		rep.Preflight.Class = byID[rep.Preflight.ID]
 	}
 	rep.Claims = slices.Clone(p.cfg.Claims)
+	if len(p.vars) > 0 {
+		rep.Vars = p.vars
+	}
 	rep.Classes = classes
 	rep.Findings = append(rep.Findings, findings...)
 }

@@ -129,8 +129,8 @@ func (p *plan) failFast(ctx context.Context) (stop *Result, probed map[int]Resul
 var causeText = map[string]string{
 	FindingIUTExitedAtStart: "the IUT cannot start: it ended before writing a line",
 	FindingIUTSilent:        "the IUT never answers: it wrote nothing and answered no request within the timeout",
-	FindingAgentNotStarted:  "the host never starts the agent for a session",
-	FindingHostSilent:       "the host starts the agent but answers none of its requests",
+	FindingAgentNotStarted:  "the IUT never starts the peer it was given (spawned mode) for a session",
+	FindingHostSilent:       "the IUT starts the peer it was given (spawned mode) but answers none of its requests",
 	FindingIUTRepliesAfterStdinClosed: "the IUT answers only once stdin closes: nothing came while it was open, so every vector would wait the whole timeout; " +
 		"flush stdout after each line",
 	FindingIUTSlowStart: "the IUT starts slower than the timeout: nothing came while stdin was open and its first line came well after conform closed stdin, so every vector would wait the whole timeout; " +

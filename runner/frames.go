@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -193,6 +194,14 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 			} else {
 				b = append(b, '\n')
 			}
+			if r.after >= s.written {
+				// Held until the runner has written send line r.after.
+				if s.held == nil {
+					s.held = map[int][][]byte{}
+				}
+				s.held[r.after] = append(s.held[r.after], b)
+				break
+			}
 			s.send([][]byte{b})
 		}
 		return true
@@ -235,6 +244,62 @@ func (s *session) orderSeen(v any) {
 			s.framed[i] = true
 		}
 	}
+	for i, m := range s.l.bindMatches {
+		if s.bindFrames[i] == nil && m.Holds(v) {
+			s.bindFrames[i] = v
+		}
+	}
+	for i := range s.l.consistent {
+		s.checkConsistent(i, v)
+	}
+}
+
+// consistentState is what a session knows of one expect.consistent rule:
+// the value (RFC 8785 text, "absent" when the location is missing) of the
+// first frame its first match held for, and whether a broken pair was
+// reported (once per rule).
+type consistentState struct {
+	value        string
+	seen, broken bool
+}
+
+// checkConsistent applies expect.consistent rule i to the frame v: a later
+// frame its then match holds for must carry the first frame's value at its
+// then path (VALUE_INCONSISTENT, FAIL, otherwise); the first frame its
+// first match holds for sets that value.
+func (s *session) checkConsistent(i int, v any) {
+	c, st := &s.l.consistent[i], &s.consistent[i]
+	valueAt := func(toks []string) string {
+		x, ok := envelope.Lookup(v, toks)
+		if !ok {
+			return "absent"
+		}
+		b, err := canon.Canonical(x)
+		if err != nil {
+			return "absent"
+		}
+		return string(b)
+	}
+	if st.seen && !st.broken && c.then.Holds(v) {
+		if got := valueAt(c.thenPath); got != st.value {
+			st.broken = true
+			b, _ := canon.Canonical(v)
+			s.o.add(FindingValueInconsistent, Fail, "the IUT wrote %s at %s of a later frame, but %s at %s of the first frame matching %s (%s): %s",
+				excerpt(got, 200), c.rule.Then.Path, excerpt(st.value, 200), c.rule.First.Path, predicatesText(c.rule.First.Match), c.rule.Reason, quote(b))
+		}
+	}
+	if !st.seen && c.first.Holds(v) {
+		st.seen, st.value = true, valueAt(c.firstPath)
+	}
+}
+
+// predicatesText is the RFC 8785 text of predicates, for messages.
+func predicatesText(ps []envelope.Predicate) string {
+	b, err := canon.Canonical(ps)
+	if err != nil {
+		return fmt.Sprint(ps)
+	}
+	return string(b)
 }
 
 // checkOrder adds a REPLY_ORDER finding for each expect.order sequence

@@ -116,7 +116,7 @@ func Merge(s *Suite, shards []*Report) (*Report, error) {
 
 	m := &Report{Suite: first.Suite, Implementation: first.Implementation, Kit: first.Kit, Shards: len(shards),
 		Stale: first.Stale, Problems: first.Problems, Partial: first.Partial,
-		Claims: first.Claims, Classes: slices.Clone(first.Classes), Findings: first.Findings}
+		Claims: first.Claims, Vars: first.Vars, Classes: slices.Clone(first.Classes), Findings: first.Findings}
 	var end time.Time
 	for _, r := range shards {
 		m.Results = append(m.Results, r.Results...)

@@ -65,6 +65,7 @@ const (
 	FindingFrameNotJSON          = result.FindingFrameNotJSON
 	FindingFrameNotObject        = result.FindingFrameNotObject
 	FindingFrameOrder            = result.FindingFrameOrder
+	FindingValueInconsistent     = result.FindingValueInconsistent
 	FindingFramePartial          = result.FindingFramePartial
 	FindingFrameSchema           = result.FindingFrameSchema
 	FindingFrameToleratedTooMany = result.FindingFrameToleratedTooMany

@@ -11,6 +11,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -501,6 +503,14 @@ type loaded struct {
 	// written; bindIDs the ids of the replies they take values from.
 	binds   map[int]bindLine
 	bindIDs map[string]bool
+	// bindMatches are the match predicates of bindings that take a value
+	// from a frame the IUT wrote (bindLine.matches indexes them).
+	bindMatches []envelope.Match
+	// named maps a send item's name to the index of its line (peer rules'
+	// after).
+	named map[string]int
+	// consistent is expect.consistent compiled.
+	consistent []consistency
 	// work: a frame or peer reply names ${work}; the IUT's working
 	// directory in the frames it writes is then ${work} in the summary.
 	work bool
@@ -511,6 +521,16 @@ type loaded struct {
 type bindLine struct {
 	frame any
 	binds []suite.Binding
+	// matches is, per binding, the index in loaded.bindMatches of its
+	// match, or -1 for a binding that takes a reply.
+	matches []int
+}
+
+// consistency is a compiled expect.consistent rule.
+type consistency struct {
+	first, then         envelope.Match
+	firstPath, thenPath []string
+	rule                suite.Consistency
 }
 
 // peerRule is a compiled rule of the vector's scripted peer. work: its
@@ -520,6 +540,9 @@ type peerRule struct {
 	reply  any
 	reason string
 	work   bool
+	// after is the index of the send line the reply waits for (-1:
+	// none).
+	after int
 }
 
 // newPeerRule compiles a peer rule whose match m compiled, its reply's
@@ -529,7 +552,7 @@ func newPeerRule(m envelope.Match, r suite.PeerRule, vars map[string]any) (peerR
 	if err != nil {
 		return peerRule{}, err
 	}
-	return peerRule{match: m, reply: reply, reason: r.Reason, work: suite.HasWork(reply)}, nil
+	return peerRule{match: m, reply: reply, reason: r.Reason, work: suite.HasWork(reply), after: -1}, nil
 }
 
 // orderElement is one element of an expect.order sequence: the reply to
@@ -572,6 +595,7 @@ func (s *session) segment(g int) [][]byte {
 	var out [][]byte
 	for i, ln := range l.lines[from:to] {
 		r := l.reqs[from+i]
+		s.written = from + i + 1
 		if b, ok := l.binds[from+i]; ok {
 			var write bool
 			if ln, write = s.bound(b); !write {
@@ -579,6 +603,7 @@ func (s *session) segment(g int) [][]byte {
 				if r.ok {
 					delete(s.expected, r.key)
 				}
+				out = append(out, s.heldAfter(from+i)...)
 				continue
 			}
 			// The bound frame may carry a bound id: read it again.
@@ -586,6 +611,7 @@ func (s *session) segment(g int) [][]byte {
 		}
 		track(s.sent, r)
 		out = appendFramed(out, s.p.framing, ln, l.unframed[from+i])
+		out = append(out, s.heldAfter(from+i)...)
 	}
 	return out
 }
@@ -614,18 +640,33 @@ func appendFramed(out [][]byte, f frame.Framing, ln sendLine, raw bool) [][]byte
 	return out
 }
 
+// heldAfter returns, and forgets, the scripted replies held until send
+// line i was written (peer rules' after).
+func (s *session) heldAfter(i int) [][]byte {
+	h := s.held[i]
+	if h != nil {
+		delete(s.held, i)
+	}
+	return h
+}
+
 // bound builds a send frame with bindings: the frame with each binding's
 // value from the reply it names (null when that reply or location is
 // missing: the golden comparison shows what came of it), or write false
 // when a WhenPresent binding finds no value.
 func (s *session) bound(b bindLine) (ln sendLine, write bool) {
 	frame, _ := suite.ExpandValue(b.frame, nil, s.work) // only ${work} is left
-	for _, bd := range b.binds {
+	for j, bd := range b.binds {
 		var val any
 		found := false
-		if reply, ok := s.bindReplies[envelope.Key(bd.Reply)]; ok {
+		src, ok := s.bindReplies[envelope.Key(bd.Reply)]
+		if j < len(b.matches) && b.matches[j] >= 0 {
+			src = s.bindFrames[b.matches[j]]
+			ok = src != nil
+		}
+		if ok {
 			toks, _ := envelope.Tokens(bd.Path)
-			val, found = envelope.Lookup(reply, toks)
+			val, found = envelope.Lookup(src, toks)
 		}
 		if !found && bd.WhenPresent {
 			return nil, false
@@ -694,10 +735,27 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			if l.binds == nil {
 				l.binds, l.bindIDs = map[int]bindLine{}, map[string]bool{}
 			}
-			l.binds[len(l.lines)] = bindLine{frame: it.Frame, binds: it.Bind}
-			for _, b := range it.Bind {
-				l.bindIDs[envelope.Key(b.Reply)] = true
+			bl := bindLine{frame: it.Frame, binds: it.Bind}
+			for j, b := range it.Bind {
+				if b.Match == nil {
+					l.bindIDs[envelope.Key(b.Reply)] = true
+					bl.matches = append(bl.matches, -1)
+					continue
+				}
+				m, err := envelope.CompileMatch(b.Match)
+				if err != nil {
+					return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d].bind[%d]", v.Path, i, j)
+				}
+				bl.matches = append(bl.matches, len(l.bindMatches))
+				l.bindMatches = append(l.bindMatches, m)
 			}
+			l.binds[len(l.lines)] = bl
+		}
+		if it.Name != "" {
+			if l.named == nil {
+				l.named = map[string]int{}
+			}
+			l.named[it.Name] = len(l.lines)
 		}
 		if it.Base64 != nil {
 			if l.unframed == nil {
@@ -727,11 +785,28 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: peer[%d]", v.Path, i)
 		}
+		if r.After != "" {
+			at, ok := l.named[r.After]
+			if !ok {
+				return nil, kiterr.New(kiterr.VectorInvalid, "%s: peer[%d]: after %q names no send item", v.Path, i, r.After)
+			}
+			pr.after = at
+		}
 		l.peer = append(l.peer, pr)
 	}
 	l.peer = append(l.peer, p.peer...)
 	for _, r := range l.peer {
 		l.work = l.work || r.work
+	}
+	for i, c := range full.Expect.Consistent {
+		first, err1 := envelope.CompileMatch(c.First.Match)
+		then, err2 := envelope.CompileMatch(c.Then.Match)
+		fp, err3 := envelope.Tokens(c.First.Path)
+		tp, err4 := envelope.Tokens(c.Then.Path)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: expect.consistent[%d]", v.Path, i)
+		}
+		l.consistent = append(l.consistent, consistency{first: first, then: then, firstPath: fp, thenPath: tp, rule: c})
 	}
 	for i, seq := range full.Expect.Order {
 		var els []orderElement
@@ -1408,6 +1483,15 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 		return res, true // start errors and bad input surface in the main run
 	}
 	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
-		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which negotiates protocol version %d, so the other vectors were not run; the findings before this one say why (a v1-only IUT answers in v1 form or reports no shared version; a crash or a timeout is just that)", pv.ID, res.Status, p.ver.Version)})
+		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which the suite runs first to check that the IUT speaks version %s of its protocol, so the other vectors were not run; the findings before this one say why (an IUT of another version answers in that version's form or names no version both share; a crash or a timeout is just that)", pv.ID, res.Status, versionName(p.ver))})
 	return res, false
+}
+
+// versionName names a suite version for messages: its number, with its
+// label when it has one ("1 (2025-11-25)").
+func versionName(ver *suite.Version) string {
+	if ver.Label != "" && ver.Label != strconv.Itoa(ver.Version) {
+		return fmt.Sprintf("%d (%s)", ver.Version, ver.Label)
+	}
+	return strconv.Itoa(ver.Version)
 }

@@ -85,6 +85,17 @@ type session struct {
 	// bindReplies holds the replies (as read) whose values later frames
 	// bind (loaded.bindIDs), by the RFC 8785 text of their id.
 	bindReplies map[string]any
+	// bindFrames holds, per loaded.bindMatches, the first frame the IUT
+	// wrote that it holds for (nil while none).
+	bindFrames []any
+	// written is how many send lines have been written (or left out);
+	// held are the scripted replies waiting for send line i (peer rules'
+	// after), by i.
+	written int
+	held    map[int][][]byte
+	// consistent is, per loaded.consistent rule, the value of its first
+	// frame (set: seen), and whether it was reported broken.
+	consistent []consistentState
 	// pendingAtBreak are the expected replies missing when stdin closed;
 	// earlyLines the lines read by then.
 	pendingAtBreak []string
@@ -173,7 +184,8 @@ func (p *plan) begin(l *loaded) *session {
 		sent: map[string]*request{}, expected: map[string]bool{},
 		spawned: p.cfg.Spawn != nil, afterInput: p.ver.AfterInput,
 		tolerated: make([]int, len(p.tolerate)+len(l.tolerate)), orderAt: make([]int, len(l.orderMatches)),
-		framed: make([]bool, len(l.gates))}
+		framed: make([]bool, len(l.gates)), bindFrames: make([]any, len(l.bindMatches)),
+		consistent: make([]consistentState, len(l.consistent))}
 	if v.Expect.AfterInput != "" {
 		s.afterInput = v.Expect.AfterInput
 	}

@@ -96,6 +96,14 @@ func TestVars(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The report says which values the run used.
+		wantText := any("hi")
+		if vars != nil {
+			wantText = vars["text"]
+		}
+		if rep.Vars["text"] != wantText {
+			t.Errorf("report vars: text = %v, want %v", rep.Vars["text"], wantText)
+		}
 		for _, r := range rep.Results {
 			if vars == nil && (r.Status != runner.Pass || len(r.Findings) > 0) {
 				t.Errorf("%s: %s %v", r.ID, r.Status, r.Findings)

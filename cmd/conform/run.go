@@ -63,6 +63,7 @@ commands:
   frozen    gate: the working v1 schema changed only additively since its published copy
   fidelity  compare the requests of the real CLI (with a Messages-API stand-in) with the host vectors
   attest    verify that an in-toto attestation (run --attest) matches a JSON report
+  relay     run a client that starts its own peer, with that peer relayed to the runner (relay hub -- CLIENT ${relay})
 
 run 'conform <command> -h' for the flags of one command.
 `
@@ -119,6 +120,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdReference(ctx, rest, stdin, stdout, stderr)
 	case "agent-double":
 		return cmdAgentDouble(ctx, rest, stdin, stdout, stderr)
+	case "relay":
+		return cmdRelay(ctx, rest, stdin, stdout, stderr)
 	case "attest":
 		return cmdAttest(rest, stdout, stderr)
 	case "-h", "--help", "help":
@@ -167,6 +170,19 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	applyBounds(cfg, p)
 	if _, err := exec.LookPath(p.Command[0]); err != nil && p.Install != "" {
 		return nil, kiterr.New(kiterr.IUTStart, "%s is not installed; run %s first", p.Command[0], filepath.Join(p.Dir, p.Install))
+	}
+	if p.Mode == profile.ModeRelay {
+		// The client runs under the relay hub, which gives it ${relay}
+		// (internal/relay; docs/relay.md).
+		self, err := selfCommand()
+		if err != nil {
+			return nil, err
+		}
+		hub := []string{self, "relay", "hub"}
+		if p.RelayName != "" {
+			hub = append(hub, "--name", p.RelayName)
+		}
+		cfg.Command = append(append(hub, "--"), p.Command...)
 	}
 	if p.Mode == profile.ModeSpawned {
 		if cfg.Spawn, err = agentDoubleCommand(); err != nil {

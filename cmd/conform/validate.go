@@ -360,8 +360,12 @@ func validateSuite(s *runner.Suite, stdout, stderr io.Writer) int {
 				status = exitUsage
 			}
 		}
-		fmt.Fprintf(stdout, "v%d: %d session vectors, %d message vectors (%d failed), %d/%d schema definitions covered\n",
-			ver.Version, sessions, len(results), failed, len(cov.Definitions)-len(cov.Uncovered), len(cov.Definitions))
+		scope := ""
+		if len(ver.Coverage) > 0 {
+			scope = " (reachable from the coverage roots " + strings.Join(ver.Coverage, ", ") + ")"
+		}
+		fmt.Fprintf(stdout, "v%d: %d session vectors, %d message vectors (%d failed), %d/%d schema definitions covered%s\n",
+			ver.Version, sessions, len(results), failed, len(cov.Definitions)-len(cov.Uncovered), len(cov.Definitions), scope)
 		if len(ver.Classes) == 0 && sessions > 0 {
 			// A warning: the run still works, with one implicit class.
 			fmt.Fprintf(stdout, "WARNING v%d %s: the version declares no conformance classes, so each role has one implicit class %q, always judged, and a certificate names no feature set (docs/suite-format.md \"Classes\")\n",

@@ -34,6 +34,10 @@ const (
 	ModeDirect = "direct"
 	// ModeSpawned: the IUT starts the agent double found in CONFORM_AGENT.
 	ModeSpawned = "spawned"
+	// ModeRelay: the IUT is a client that starts its own peer; it is run
+	// by conform relay hub and given ${relay}, a command to launch as that
+	// peer, which relays the peer's stdio to the runner (docs/relay.md).
+	ModeRelay = "relay"
 )
 
 // Profile is a parsed profile.json.
@@ -62,6 +66,10 @@ type Profile struct {
 	Timeout        string            `json:"timeout,omitempty"`
 	Notes          string            `json:"notes,omitempty"`
 	Mode           string            `json:"mode,omitempty"`
+	// RelayName, in relay mode, is the command name the client starts its
+	// peer by, put first on its PATH as the relay (default: none but
+	// ${relay} and CONFORM_RELAY).
+	RelayName string `json:"relayName,omitempty"`
 	// Quiet and Grace are the implementation's quiet bound and exit
 	// grace, Go durations ("2s"; quiet "0s": none), overriding the
 	// suite's; --quiet and --grace override them ([Profile.QuietBound],
@@ -243,9 +251,9 @@ func Load(dir string) (*Profile, error) {
 		}
 	}
 	switch p.Mode {
-	case "", ModeDirect, ModeSpawned:
+	case "", ModeDirect, ModeSpawned, ModeRelay:
 	default:
-		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: mode %q is neither %q nor %q", filepath.Join(abs, File), p.Mode, ModeDirect, ModeSpawned)
+		return nil, kiterr.New(kiterr.ProfileInvalid, "%s: mode %q is not %q, %q or %q", filepath.Join(abs, File), p.Mode, ModeDirect, ModeSpawned, ModeRelay)
 	}
 	p.Dir = abs
 	vars := map[string]string{"PROFILE_DIR": abs, "CONFORM_CACHE": CacheDir()}

@@ -212,6 +212,11 @@ const (
 	// FindingFrameOrder: a tolerated frame came after the reply its rule
 	// says it precedes. FAIL.
 	FindingFrameOrder = "FRAME_ORDER"
+	// FindingValueInconsistent: a value the IUT wrote in a later frame
+	// differs from the one it wrote in an earlier frame, where a vector's
+	// expect.consistent rule requires them equal (a session id it
+	// announced, then uses). FAIL.
+	FindingValueInconsistent = "VALUE_INCONSISTENT"
 	// FindingRequirementUnmet: the predicate of the vector's requires that
 	// no frame of the preflight (and discover) vectors satisfies. A note on
 	// a SKIPPED result of a recommended or informational vector, or of a
@@ -595,6 +600,11 @@ type Report struct {
 	// it), as given; nil when nothing was claimed (the classes judged are
 	// then derived from the negotiated frames).
 	Claims []string `json:"claims,omitempty"`
+	// Vars are the values of the suite's vars the run used (suite.json
+	// vars: the profile's, --var's or the defaults), by name; nil for a
+	// suite that declares none. A certificate holds for the document
+	// these describe.
+	Vars map[string]any `json:"vars,omitempty"`
 	// Classes are the conformance classes of the suite version and role,
 	// in suite order (one implicit class [ClassAll] for a version that
 	// declares none), each with why it was or was not judged and its

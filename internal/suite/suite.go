@@ -117,6 +117,14 @@ type Version struct {
 	// (docs/suite-format.md "Preflight and discover"). They are also
 	// ordinary vectors with results.
 	Discover []string `json:"discover,omitempty"`
+	// Coverage are the roots of the definition coverage conform validate
+	// checks: JSON Pointer fragments into the version's schema ("#" for
+	// the whole document, "#/$defs/AgentRequest"). When set, only the
+	// $defs entries reachable from them through the schema's own $refs
+	// (and the replyBody entries of a reachable definition) are counted,
+	// so a suite that uses an upstream schema as it is covers the part it
+	// tests. Empty: every $defs entry (docs/suite-format.md "Coverage").
+	Coverage []string `json:"coverage,omitempty"`
 
 	env                *envelope.Envelope
 	passOver, tolerate []envelope.Rule
@@ -535,6 +543,11 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		}
 		if err := ver.compile(); err != nil {
 			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
+		}
+		for i, r := range ver.Peer {
+			if r.After != "" {
+				return nil, kiterr.New(kiterr.SuiteInvalid, "%s: version %d: peer[%d]: after names a send item of a vector, and only a vector's peer rules may have it", ManifestFile, ver.Version, i)
+			}
 		}
 		ver.vars = make(map[string]bool, len(s.Manifest.Vars))
 		for k := range s.Manifest.Vars {

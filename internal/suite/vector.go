@@ -134,6 +134,9 @@ type SendItem struct {
 	// carries the id (or Expect.Replies lists it), or that the match
 	// compiles, and that a line follows it.
 	Await json.RawMessage `json:"await,omitempty"`
+	// Name names the item, for a peer rule's After: a scripted reply held
+	// until this item has been written.
+	Name string `json:"name,omitempty"`
 }
 
 // AwaitMatch returns the compiled predicates of an await item of the match
@@ -180,20 +183,52 @@ func (it SendItem) AwaitKey() (string, bool) {
 // null, or with WhenPresent is not written at all (and a reply to it is
 // not expected): a pagination loop that follows a cursor only when there
 // is one.
+//
+// With Match instead of Reply, the value comes from the first frame the
+// IUT wrote (since it started: a request, a notification or a reply, kept
+// or tolerated) that all the predicates hold for: the id of a request a
+// client IUT sent, a session id it announced. [Vector] checks that an
+// await comes before the item (an await of the same match makes sure the
+// frame came).
 type Binding struct {
-	At          string `json:"at"`
-	Reply       any    `json:"reply"`
-	Path        string `json:"path"`
-	WhenPresent bool   `json:"whenPresent,omitempty"`
+	At          string               `json:"at"`
+	Reply       any                  `json:"reply,omitempty"`
+	Match       []envelope.Predicate `json:"match,omitempty"`
+	Path        string               `json:"path"`
+	WhenPresent bool                 `json:"whenPresent,omitempty"`
 }
 
 // PeerRule is one rule of a vector's scripted peer: a request the IUT
 // writes that Match holds for is answered with Reply, the request's own id
 // set at the envelope's reply id pointer.
+//
+// After names a send item ([SendItem.Name]): the reply is held until the
+// runner has written that item, and written right after it (at once when
+// it was already written), so a scripted peer can answer only after the
+// runner's own next frame. A vector's rules only.
 type PeerRule struct {
 	Match  []envelope.Predicate `json:"match"`
 	Reply  any                  `json:"reply"`
 	Reason string               `json:"reason,omitempty"`
+	After  string               `json:"after,omitempty"`
+}
+
+// Consistency is a rule over two frames the IUT writes (expect.consistent):
+// the value at Path of the first frame First's predicates hold for must
+// equal the value at Then.Path of every later frame Then's predicates
+// hold for (a session id the IUT announced, then uses). A value absent
+// from either side is compared as absent. Broken: VALUE_INCONSISTENT.
+type Consistency struct {
+	First  FrameValue `json:"first"`
+	Then   FrameValue `json:"then"`
+	Reason string     `json:"reason"`
+}
+
+// FrameValue names a value in the frames the IUT writes: the frames Match
+// holds for, at Path (a JSON Pointer).
+type FrameValue struct {
+	Match []envelope.Predicate `json:"match"`
+	Path  string               `json:"path"`
 }
 
 // File is a file written into the IUT's working directory before it
@@ -238,6 +273,9 @@ type Expect struct {
 	// run's quiet bound ("0s": no quiet bound for this vector). See
 	// [Expect.QuietBound].
 	Quiet string `json:"quiet,omitempty"`
+	// Consistent are rules over pairs of frames the IUT writes
+	// ([Consistency]).
+	Consistent []Consistency `json:"consistent,omitempty"`
 }
 
 // QuietBound returns expect.quiet parsed (checked when the vector was
@@ -907,7 +945,48 @@ func (v *Vector) checkAwaits(ver *Version) error {
 	}
 	env := ver.Env()
 	awaited := map[string]bool{}
+	anyAwait := false
+	names := map[string]bool{}
 	for i, it := range v.Send {
+		if it.Name != "" {
+			if names[it.Name] {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d]: name %q is used twice", v.Path, i, it.Name)
+			}
+			if it.Await != nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d]: an await item writes nothing and has no name", v.Path, i)
+			}
+			names[it.Name] = true
+		}
+		if it.Await != nil {
+			anyAwait = true
+		}
+	}
+	for i, p := range v.Peer {
+		if p.After != "" && !names[p.After] {
+			return kiterr.New(kiterr.VectorInvalid, "%s: peer[%d]: after %q names no send item", v.Path, i, p.After)
+		}
+	}
+	for i, c := range v.Expect.Consistent {
+		for _, side := range []struct {
+			name string
+			fv   FrameValue
+		}{{"first", c.First}, {"then", c.Then}} {
+			if len(side.fv.Match) == 0 {
+				return kiterr.New(kiterr.VectorInvalid, "%s: expect.consistent[%d].%s: match has no predicate", v.Path, i, side.name)
+			}
+			if _, err := envelope.CompileMatch(side.fv.Match); err != nil {
+				return kiterr.Wrap(kiterr.VectorInvalid, err, "%s: expect.consistent[%d].%s", v.Path, i, side.name)
+			}
+			if _, err := envelope.Tokens(side.fv.Path); err != nil {
+				return kiterr.New(kiterr.VectorInvalid, "%s: expect.consistent[%d].%s: path: %v", v.Path, i, side.name, err)
+			}
+		}
+	}
+	anyAwait = false
+	for i, it := range v.Send {
+		if it.Await != nil {
+			anyAwait = true
+		}
 		for j, b := range it.Bind {
 			if it.Frame == nil {
 				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d]: bind needs a frame", v.Path, i)
@@ -917,6 +996,18 @@ func (v *Vector) checkAwaits(ver *Version) error {
 			}
 			if _, err := envelope.Tokens(b.Path); err != nil {
 				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: path: %v", v.Path, i, j, err)
+			}
+			if b.Match != nil {
+				if b.Reply != nil {
+					return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: give reply or match, not both", v.Path, i, j)
+				}
+				if _, err := envelope.CompileMatch(b.Match); err != nil || len(b.Match) == 0 {
+					return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d]: match: %v", v.Path, i, j, orNoPredicate(err))
+				}
+				if !anyAwait {
+					return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d] takes a value from a frame the IUT writes, and no await before it waits for one", v.Path, i, j)
+				}
+				continue
 			}
 			if !awaited[envelope.Key(b.Reply)] {
 				return kiterr.New(kiterr.VectorInvalid, "%s: send[%d].bind[%d] takes a value from the reply to %s, which no await before it waits for", v.Path, i, j, envelope.Key(b.Reply))
@@ -951,6 +1042,14 @@ func (v *Vector) checkAwaits(ver *Version) error {
 		awaited[k] = true
 	}
 	return nil
+}
+
+// orNoPredicate is err, or an error saying a match has no predicate.
+func orNoPredicate(err error) error {
+	if err == nil {
+		return errors.New("match has no predicate")
+	}
+	return err
 }
 
 // digestError is a vector that loaded but whose file differs from what

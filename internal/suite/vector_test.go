@@ -136,6 +136,24 @@ func TestVectorsBad(t *testing.T) {
 			code: kiterr.VectorVarUnknown, fragments: []string{"var.json: send[0]: ${var:languageId} names a var suite.json does not declare"},
 		},
 		{
+			name: "bind from a frame match with no await before it",
+			file: "vectors/v1/agent/bind-match.json",
+			data: strings.Replace(replace(`"request": {"subtype": "interrupt"}}}]`, `"request": {"subtype": "interrupt"}}, "bind": [{"at": "/x", "match": [{"path": "/type", "equals": "y"}], "path": "/id"}]}]`), `"ping"`, `"bind-match"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"send[0].bind[0] takes a value from a frame the IUT writes, and no await before it waits for one"},
+		},
+		{
+			name: "peer after naming no send item",
+			file: "vectors/v1/agent/after.json",
+			data: strings.Replace(replace(`"expect":`, `"peer": [{"match": [{"path": "/type", "equals": "q"}], "reply": {}, "after": "nothing"}], "expect":`), `"ping"`, `"after"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{`peer[0]: after "nothing" names no send item`},
+		},
+		{
+			name: "consistency rule without predicates",
+			file: "vectors/v1/agent/cons.json",
+			data: strings.Replace(replace(`"expect": {"replies": ["r1"]}`, `"expect": {"replies": ["r1"], "consistent": [{"first": {"match": [{"path": "/a", "present": true}], "path": "/a"}, "then": {"match": [{"path": "/b", "bogus": 1}], "path": "/b"}, "reason": "r"}]}`), `"ping"`, `"cons"`, 1),
+			code: kiterr.VectorInvalid, fragments: []string{"cons.json"},
+		},
+		{
 			name: "bad vector-level normalizer",
 			file: "vectors/v1/agent/norm.json",
 			data: strings.Replace(replace(`"expect":`, `"normalize": [{"path": "a/[", "format": "any"}], "expect":`), `"ping"`, `"norm"`, 1),

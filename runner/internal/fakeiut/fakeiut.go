@@ -343,6 +343,38 @@ func rpc(behaviour string) (int, bool) {
 			reply(id, map[string]any{"hello": "world"})
 		case "extra":
 			reply(id, map[string]any{"extra": true})
+		case "ask-order":
+			// Asks for roots, then reads until the answer comes, noting
+			// whether a request of the runner came first (and answering an
+			// echo): how a peer rule's after shows.
+			write(map[string]any{"jsonrpc": "2.0", "id": "s2", "method": "roots/list"})
+			runnerFirst := false
+			for {
+				ans, err := in.ReadBytes('\n')
+				if err != nil {
+					return 1, true
+				}
+				var a map[string]any
+				_ = json.Unmarshal(ans, &a)
+				if a["id"] == "s2" && a["method"] == nil {
+					break
+				}
+				if meth, _ := a["method"].(string); meth == "echo" {
+					runnerFirst = true
+					p, _ := a["params"].(map[string]any)
+					reply(a["id"], map[string]any{"text": p["text"]})
+				}
+			}
+			reply(id, map[string]any{"runnerFirst": runnerFirst})
+		case "session":
+			reply(id, map[string]any{"sessionId": "s-1"})
+		case "use":
+			sid := "s-1"
+			if behaviour == "rpc-session-drift" {
+				sid = "s-2"
+			}
+			write(map[string]any{"jsonrpc": "2.0", "method": "notifications/used", "params": map[string]any{"sessionId": sid}})
+			reply(id, map[string]any{})
 		case "stat":
 			// Whether params.path is an absolute path to a file that
 			// exists (a path made of ${work}).
