@@ -1868,6 +1868,9 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 		if len(req) == 0 {
 			continue
 		}
+		if e.nameRefused(a, n) {
+			continue // no instance of a has a member n
+		}
 		an := e.applicable(a, n)
 		for _, r := range req {
 			if trivialS(r) {
@@ -1877,6 +1880,27 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 				return false
 			}
 		}
+	}
+	// a whose propertyNames list its names: the members b's patterns and
+	// additionalProperties would govern are those listed names that are
+	// not explicit, each proved by name
+	if listed, ok := e.listedNames(a); ok {
+		for _, n := range listed {
+			if names[n] || e.nameRefused(a, n) {
+				continue
+			}
+			req, known := e.applicableAtom(b, n, false)
+			if !known {
+				return false
+			}
+			an := e.applicable(a, n)
+			for _, r := range req {
+				if !trivialS(r) && !e.proveIn(an, r) {
+					return false
+				}
+			}
+		}
+		return true
 	}
 	// names matching a pattern of b, not explicit anywhere
 	for _, q := range sortedKeys(bpat) {
@@ -1910,6 +1934,54 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// nameRefused reports whether some atom of a has a propertyNames schema
+// that the validator proves rejects the string name: then no instance of
+// a has a member of that name (JSON Schema 2020-12 Core §10.3.2.4).
+func (e *engine) nameRefused(a conj, name string) bool {
+	for _, s := range a.atoms {
+		sm, _ := s.m()
+		pn, ok := sm["propertyNames"]
+		if !ok {
+			continue
+		}
+		if ok, known := e.valid(s.sub(pn, "propertyNames"), name); known && !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// listedNames returns the names an instance of a may have when one atom's
+// propertyNames is a const or enum (after $ref): its string values, in
+// order (other values match no name). ok is false when no atom lists
+// them.
+func (e *engine) listedNames(a conj) ([]string, bool) {
+	for _, s := range a.atoms {
+		sm, _ := s.m()
+		pn, ok := sm["propertyNames"]
+		if !ok {
+			continue
+		}
+		pm, isFalse := s.sub(pn, "propertyNames").deref().m()
+		if isFalse {
+			return nil, true // no member at all
+		}
+		vals, ok := valueList(pm)
+		if !ok {
+			continue
+		}
+		var out []string
+		for _, v := range vals {
+			if str, ok := v.(string); ok {
+				out = append(out, str)
+			}
+		}
+		sort.Strings(out)
+		return out, true
+	}
+	return nil, false
 }
 
 // regionImplied proves that every member of a whose name is not explicit
