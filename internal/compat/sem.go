@@ -1343,9 +1343,10 @@ func (e *engine) eqKw(kw string, a sref, av any, b sref, bv any, visited map[str
 // maxDepth bounds nested prove calls that are not cycles. A cycle
 // through n mutually recursive definitions nests about three calls per
 // definition before it closes (20 definitions needed more than the 60 of
-// before); provisional results (prove) keep the deeper search from
-// repeating itself.
-const maxDepth = 250
+// before; issue 33's 500 need about 1500); provisional results (prove)
+// keep the deeper search from repeating itself, and the context and the
+// memory bound still end it.
+const maxDepth = 2000
 
 // prove reports whether every instance of a is accepted by b (proven).
 //
