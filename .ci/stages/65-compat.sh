@@ -4,7 +4,8 @@
 # by --timeout (COMPAT_TIMEOUT, exit 3, fails this stage). The corpus bench
 # (bench/compat-corpus) needs corpora outside the repository: it runs here
 # only when CONFORM_COMPAT_CORPORA names a directory holding apicurio/ and
-# karapace/ (see bench/README.md).
+# karapace/, and confluent/ (a Schema Registry checkout) when present (see
+# bench/README.md).
 set -euo pipefail
 echo "== compat: fixtures of issue 12, mutual unions, timeout"
 go test ./internal/compat -run 'TestFixtures|TestCompareMutualUnions|TestCompareTimeout' -count=1
@@ -44,5 +45,9 @@ done
 
 if [ -n "${CONFORM_COMPAT_CORPORA:-}" ]; then
   echo "== compat: corpus bench"
-  bash bench/compat-corpus/run.sh --no-peers --apicurio "$CONFORM_COMPAT_CORPORA/apicurio" --karapace "$CONFORM_COMPAT_CORPORA/karapace"
+  extra=()
+  if [ -d "$CONFORM_COMPAT_CORPORA/confluent" ]; then
+    extra=(--confluent "$CONFORM_COMPAT_CORPORA/confluent")
+  fi
+  bash bench/compat-corpus/run.sh --no-peers --apicurio "$CONFORM_COMPAT_CORPORA/apicurio" --karapace "$CONFORM_COMPAT_CORPORA/karapace" "${extra[@]}"
 fi

@@ -3,7 +3,7 @@
 // compatibility verdict), and optionally the peers' verdicts on the same
 // cases. It reads only what it is pointed at and fetches nothing.
 //
-//	compat-corpus --conform BIN [--apicurio PATH] [--karapace DIR]
+//	compat-corpus --conform BIN [--apicurio PATH] [--karapace DIR] [--confluent DIR]
 //	              [--export FILE] [--peer NAME=FILE]... [--list]
 //	              [--refute] [--timeout D]
 //
@@ -21,6 +21,9 @@
 //	--karapace DIR   a checkout of Karapace (tests/schemas/json_schemas.py and
 //	                 tests/unit/compatibility/jsonschema/
 //	                 test_jsonschema_compatibility.py are read as data)
+//	--confluent DIR  a checkout of Confluent Schema Registry (its
+//	                 json-schema-provider/src/test/resources/diff-*.json
+//	                 are read as data; labels are reader-direction only)
 //	--export FILE    also write every case as JSON lines for peers.py
 //	--peer NAME=FILE read a peer's verdicts and CPU times (JSON lines from
 //	                 peers.py)
@@ -68,6 +71,9 @@ type Case struct {
 	Labels map[string]bool
 	// Swapped: Karapace's writer-direction case (reader and writer swapped).
 	Swapped bool
+	// Draft is the draft of a schema without $schema ("": conform's
+	// default, 2020-12).
+	Draft string
 }
 
 // key names one (case, direction) for peers' files.
@@ -145,6 +151,7 @@ func (p peerFlag) Set(s string) error {
 func main() {
 	apicurio := flag.String("apicurio", "", "Apicurio compatibility-test-data.json or a checkout of apicurio-registry")
 	karapace := flag.String("karapace", "", "a checkout of Karapace")
+	confluent := flag.String("confluent", "", "a checkout of Confluent Schema Registry (json-schema-provider's diff test data)")
 	export := flag.String("export", "", "write the cases as JSON lines for peers.py")
 	list := flag.Bool("list", false, "print every disagreement with its evidence")
 	defaults := flag.Bool("defaults", false, "run conform with its default options instead of --strict-open (see bench/README.md)")
@@ -154,8 +161,8 @@ func main() {
 	peers := peerFlag{}
 	flag.Var(peers, "peer", "NAME=FILE: a peer's verdicts from peers.py (repeatable)")
 	flag.Parse()
-	if *apicurio == "" && *karapace == "" {
-		fmt.Fprintln(os.Stderr, "compat-corpus: give --apicurio and/or --karapace (see bench/README.md)")
+	if *apicurio == "" && *karapace == "" && *confluent == "" {
+		fmt.Fprintln(os.Stderr, "compat-corpus: give --apicurio, --karapace and/or --confluent (see bench/README.md)")
 		os.Exit(2)
 	}
 	var cases []Case
@@ -171,6 +178,14 @@ func main() {
 		cs, err := loadKarapace(*karapace)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "compat-corpus: karapace:", err)
+			os.Exit(2)
+		}
+		cases = append(cases, cs...)
+	}
+	if *confluent != "" {
+		cs, err := loadConfluent(*confluent)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compat-corpus: confluent:", err)
 			os.Exit(2)
 		}
 		cases = append(cases, cs...)
@@ -236,6 +251,9 @@ func runConform(bin string, cases []Case, timeout time.Duration) (map[string]out
 			line := map[string]any{"id": key(c, d), "old": c.Old, "new": c.New, "direction": d, "strict_open": strictOpen}
 			if c.Corpus == "karapace" {
 				line["default_draft"] = "draft-07" // Karapace reads its schemas with Draft7Validator
+			}
+			if c.Draft != "" {
+				line["default_draft"] = c.Draft
 			}
 			if err := enc.Encode(line); err != nil {
 				return nil, err

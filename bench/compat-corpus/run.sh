@@ -3,12 +3,14 @@
 # jsoncompat and jsonsubschema) with public labelled corpora of JSON Schema
 # changes. It fetches nothing: point it at checkouts you made yourself.
 #
-#   bench/compat-corpus/run.sh --apicurio DIR_OR_FILE --karapace DIR [--list] [--no-peers] [--defaults] [--refute]
+#   bench/compat-corpus/run.sh --apicurio DIR_OR_FILE --karapace DIR [--confluent DIR] [--list] [--no-peers] [--defaults] [--refute]
 #
 #   --apicurio   a checkout of Apicurio Registry, or its
 #                schema-util/json/src/test/resources/io/apicurio/registry/rules/compatibility/jsonschema/compatibility-test-data.json
 #   --karapace   a checkout of Karapace (tests/schemas/json_schemas.py and
 #                tests/unit/compatibility/jsonschema/test_jsonschema_compatibility.py are read as data)
+#   --confluent  a checkout of Confluent Schema Registry (json-schema-provider/src/test/resources/diff-*.json are
+#                read as data; reader-direction labels only)
 #   --list       print every disagreement with its witness or proof (and the peers' verdicts)
 #   --no-peers   skip the peers (they need bench/compat-corpus/install-peers.sh and Python >= 3.12)
 #   --defaults   run conform with its default options instead of --strict-open
@@ -25,7 +27,7 @@ args=() peers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-peers) peers=0 ;;
-    --apicurio|--karapace) args+=("$1" "$2"); shift ;;
+    --apicurio|--karapace|--confluent) args+=("$1" "$2"); shift ;;
     --list|--defaults|--refute) args+=("$1") ;;
     *) echo "run.sh: unknown argument $1 (see the header of this script)" >&2; exit 2 ;;
   esac

@@ -45,11 +45,17 @@
 //     and by value, requires disjointness for oneOf, reads patterns that
 //     match every string, merges bounds, and compares members and items by
 //     name and position; recursion holds coinductively only through members
-//     and items. Where it cannot decide it proves nothing.
+//     and items, and a result resting on such an assumption is reused,
+//     provisionally, across the definitions of a mutually recursive cycle
+//     (sem.go prove). Objects are open by default: a member the subset's
+//     propertyNames refuses is absent, and a propertyNames const or enum
+//     lists every name it may have. Where it cannot decide it proves
+//     nothing.
 //   - witness (gen.go): candidate instances are generated from both schemas
 //     (const, enum, examples, default, boundary values of their bounds,
 //     strings made from their patterns and formats, objects with each
-//     documented member, arrays at their length bounds, values of contains
+//     documented member and with an undocumented one (null, or a value the
+//     other side's region tells apart), arrays at their length bounds, values of contains
 //     and propertyNames) and checked with the real validator
 //     (santhosh-tekuri/jsonschema/v6 through internal/schema, drafts as
 //     written, formats asserted unless FormatAnnotation). One that the old
@@ -74,8 +80,10 @@
 // proved from a number or a later draft's integer (1.0). Where no finding
 // breaks a direction and the roots are not proved, a witness searched at
 // the roots is an ACCEPTANCE_NARROWED or ACCEPTANCE_WIDENED finding. The
-// differential test (differential_test.go) attacks every proof with the
-// independent generator of package refute.
+// differential tests (differential_test.go, open_test.go) attack every
+// proof with the independent generator of package refute: fixtures,
+// random pairs, mutually recursive definitions, open objects; each proof
+// rule has near-misses that must stay BREAKING with a witness.
 //
 // Cost: prover results are memoized (a result resting on a coinductive
 // assumption of an outer call is not), equality is memoized over the

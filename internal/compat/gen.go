@@ -736,6 +736,28 @@ func (g *generator) objects(a conj, f facts, hs []sref, hb hintBag, depth int, o
 		if !emit(o, ot) {
 			return
 		}
+		// the open-object default: a member no keyword names may hold any
+		// value, so try the values the other schema's region for that
+		// name tells apart (its additionalProperties, a pattern), and
+		// null, which few regions allow
+		kv := g.childValues(g.e.applicable(a, extra), g.e.applicable(hc, extra), depth)
+		vals := append([]any{nil}, kv.vals...)
+		for i, v := range vals {
+			if i >= 5 {
+				break
+			}
+			o := clone(base)
+			o[extra] = v
+			ot := cloneT(baseT)
+			if i == 0 {
+				ot[extra] = "null"
+			} else {
+				ot[extra] = kv.keys[i-1]
+			}
+			if !emit(o, ot) {
+				return
+			}
+		}
 		break
 	}
 	// fill up to minProperties with extra members

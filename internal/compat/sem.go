@@ -101,7 +101,14 @@ type engine struct {
 	// minDep is the lowest level of a prove call under way whose
 	// coinductive assumption the current computation used; a result is
 	// memoized only when it used none below its own level.
-	minDep    int
+	minDep int
+	// prov holds the true results that rested on a coinductive
+	// assumption of a call still under way (see prove); provLog lists
+	// their keys in the order they were made, frames the prove calls
+	// under way, innermost last
+	prov      map[string]provisional
+	provLog   []string
+	frames    []frame
 	eqMemo    map[string]bool
 	emptyMemo map[string]bool
 	depth     int
@@ -133,7 +140,7 @@ func newEngine(ctx context.Context, opt Options) *engine {
 	if limit == 0 {
 		limit = DefaultMemoryLimit
 	}
-	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: metricMapped}, {Name: metricReleased}}, memo: map[string]bool{}, inProgress: map[string]progress{}, minDep: math.MaxInt,
+	return &engine{ctx: ctx, opt: opt, memLimit: limit, sample: []metrics.Sample{{Name: metricMapped}, {Name: metricReleased}}, memo: map[string]bool{}, inProgress: map[string]progress{}, prov: map[string]provisional{}, minDep: math.MaxInt,
 		eqMemo: map[string]bool{}, emptyMemo: map[string]bool{}, regexps: map[string]*regexp.Regexp{},
 		genMemo: map[string]keyed{}, hintMemo: map[string]hintBag{}, atomHintMemo: map[string]hintBag{}, sepMemo: map[string][]any{}, flatMemo: map[string][]flatPart{}, expandMemo: map[string]expansion{}}
 }
@@ -1333,10 +1340,28 @@ func (e *engine) eqKw(kw string, a sref, av any, b sref, bv any, visited map[str
 
 // --- the prover -------------------------------------------------------------
 
-// maxDepth bounds nested prove calls that are not cycles.
-const maxDepth = 60
+// maxDepth bounds nested prove calls that are not cycles. A cycle
+// through n mutually recursive definitions nests about three calls per
+// definition before it closes (20 definitions needed more than the 60 of
+// before; issue 33's 500 need about 1500); provisional results (prove)
+// keep the deeper search from repeating itself, and the context and the
+// memory bound still end it.
+const maxDepth = 2000
 
 // prove reports whether every instance of a is accepted by b (proven).
+//
+// Recursion is coinductive over finite instances: a call that meets
+// itself under way holds when a member or an item was entered since it
+// began (the instance got smaller on every turn of the cycle). A true
+// result that used such an assumption of an outer call is provisional
+// until that outer call ends: kept in prov, reused by later calls under
+// the same outer call (mutually recursive definitions are then proved once
+// each, not once per path through them), made final when the outer call
+// proves true without outer assumptions, and dropped when any call under
+// way since it was made proves false. A provisional result is reused only
+// when every assumption it used was reached through a member or an item
+// entered inside it (slack ≥ 1), so that a cycle closed through the reuse
+// still enters one.
 func (e *engine) prove(a conj, b sref) bool {
 	if e.stop() {
 		return false
@@ -1349,11 +1374,20 @@ func (e *engine) prove(a conj, b sref) bool {
 	if v, ok := e.memo[k]; ok {
 		return v
 	}
+	if pv, ok := e.prov[k]; ok && pv.slack >= 1 {
+		e.minDep = min(e.minDep, pv.dep)
+		e.hit(pv.dep, e.descents+pv.slack)
+		return true
+	}
 	if p, ok := e.inProgress[k]; ok {
 		// coinduction over finite instances: a cycle that moved into a
 		// member or an item holds; one that did not proves nothing
 		e.minDep = min(e.minDep, p.level)
-		return e.descents > p.descents
+		if e.descents > p.descents {
+			e.hit(p.level, e.descents)
+			return true
+		}
+		return false
 	}
 	if e.depth > maxDepth {
 		return false
@@ -1364,13 +1398,43 @@ func (e *engine) prove(a conj, b sref) bool {
 	e.level++
 	my := e.level
 	e.inProgress[k] = progress{descents: e.descents, level: my}
+	e.frames = append(e.frames, frame{level: my, start: e.descents, minHit: math.MaxInt})
+	logStart := len(e.provLog)
 	e.depth++
 	res := e.proveUncached(a, b)
 	e.depth--
 	e.level--
+	f := e.frames[len(e.frames)-1]
+	e.frames = e.frames[:len(e.frames)-1]
 	delete(e.inProgress, k)
-	if e.err == nil && (!res || e.minDep >= my) {
-		e.memo[k] = res // false always holds; true when no outer assumption was used
+	switch {
+	case e.err != nil || !res:
+		// false always holds; what was assumed under this call may not
+		for _, pk := range e.provLog[logStart:] {
+			delete(e.prov, pk)
+		}
+		e.provLog = e.provLog[:logStart]
+		if e.err == nil {
+			e.memo[k] = false
+		}
+	case e.minDep >= my:
+		// no outer assumption: this call and every provisional result
+		// made under it hold
+		for _, pk := range e.provLog[logStart:] {
+			if _, ok := e.prov[pk]; ok {
+				delete(e.prov, pk)
+				e.memo[pk] = true
+			}
+		}
+		e.provLog = e.provLog[:logStart]
+		e.memo[k] = true
+	default:
+		slack := 0
+		if f.minHit != math.MaxInt {
+			slack = f.minHit - f.start
+		}
+		e.prov[k] = provisional{dep: e.minDep, slack: slack}
+		e.provLog = append(e.provLog, k)
 	}
 	dep := e.minDep
 	if dep >= my {
@@ -1381,6 +1445,25 @@ func (e *engine) prove(a conj, b sref) bool {
 }
 
 type progress struct{ descents, level int }
+
+// frame is one prove call under way: its level, the descents when it
+// began, and the least descent count (absolute, plus the slack of a
+// reused provisional result) at which a call inside it relied on an
+// assumption of a call outside it.
+type frame struct{ level, start, minHit int }
+
+// provisional is a true result resting on the assumption of the call
+// under way at level dep; slack is how many members or items were
+// entered inside it, at least, before any of its assumptions was met.
+type provisional struct{ dep, slack int }
+
+// hit records that an assumption of the call at level was relied on at
+// descent count h: every call under way inside that one depends on it.
+func (e *engine) hit(level, h int) {
+	for i := len(e.frames) - 1; i >= 0 && e.frames[i].level > level; i-- {
+		e.frames[i].minHit = min(e.frames[i].minHit, h)
+	}
+}
 
 func (e *engine) proveUncached(a conj, b sref) bool {
 	if _, isFalse := b.m(); isFalse {
@@ -1786,6 +1869,9 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 		if len(req) == 0 {
 			continue
 		}
+		if e.nameRefused(a, n) {
+			continue // no instance of a has a member n
+		}
 		an := e.applicable(a, n)
 		for _, r := range req {
 			if trivialS(r) {
@@ -1795,6 +1881,27 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 				return false
 			}
 		}
+	}
+	// a whose propertyNames list its names: the members b's patterns and
+	// additionalProperties would govern are those listed names that are
+	// not explicit, each proved by name
+	if listed, ok := e.listedNames(a); ok {
+		for _, n := range listed {
+			if names[n] || e.nameRefused(a, n) {
+				continue
+			}
+			req, known := e.applicableAtom(b, n, false)
+			if !known {
+				return false
+			}
+			an := e.applicable(a, n)
+			for _, r := range req {
+				if !trivialS(r) && !e.proveIn(an, r) {
+					return false
+				}
+			}
+		}
+		return true
 	}
 	// names matching a pattern of b, not explicit anywhere
 	for _, q := range sortedKeys(bpat) {
@@ -1828,6 +1935,54 @@ func (e *engine) objImplied(a conj, b sref, m map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// nameRefused reports whether some atom of a has a propertyNames schema
+// that the validator proves rejects the string name: then no instance of
+// a has a member of that name (JSON Schema 2020-12 Core §10.3.2.4).
+func (e *engine) nameRefused(a conj, name string) bool {
+	for _, s := range a.atoms {
+		sm, _ := s.m()
+		pn, ok := sm["propertyNames"]
+		if !ok {
+			continue
+		}
+		if ok, known := e.valid(s.sub(pn, "propertyNames"), name); known && !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// listedNames returns the names an instance of a may have when one atom's
+// propertyNames is a const or enum (after $ref): its string values, in
+// order (other values match no name). ok is false when no atom lists
+// them.
+func (e *engine) listedNames(a conj) ([]string, bool) {
+	for _, s := range a.atoms {
+		sm, _ := s.m()
+		pn, ok := sm["propertyNames"]
+		if !ok {
+			continue
+		}
+		pm, isFalse := s.sub(pn, "propertyNames").deref().m()
+		if isFalse {
+			return nil, true // no member at all
+		}
+		vals, ok := valueList(pm)
+		if !ok {
+			continue
+		}
+		var out []string
+		for _, v := range vals {
+			if str, ok := v.(string); ok {
+				out = append(out, str)
+			}
+		}
+		sort.Strings(out)
+		return out, true
+	}
+	return nil, false
 }
 
 // regionImplied proves that every member of a whose name is not explicit

@@ -182,7 +182,8 @@ func (refuseLoader) Load(url string) (any, error) {
 // CheckMeta validates the whole document against the meta-schema of its
 // draft (the one its $schema names, else the default draft of
 // [NewStandalone]), as jsonschema v6 does when it first compiles a
-// resource. Errors: SCHEMA_INVALID naming the JSON Pointer of the most
+// resource, but for draft-06 and draft-07 against the published texts
+// ([PublishedMetaSchema]). Errors: SCHEMA_INVALID naming the JSON Pointer of the most
 // specific violation in the document and what the meta-schema says of it
 // ("at /properties/a/type: value must be one of ..."); SCHEMA_REF_REMOTE
 // and SCHEMA_INVALID for a $ref that does not resolve.
@@ -246,8 +247,10 @@ func (s *Standalone) CheckMeta(ms *MetaSchemas) error {
 	return &kiterr.Error{Code: kiterr.SchemaInvalid, Msg: "not valid against its draft's meta-schema at " + where + ": " + best}
 }
 
-// MetaSchemas are the compiled meta-schemas of the drafts jsonschema v6
-// embeds (2020-12, 2019-09, draft-07, draft-06, draft-04), keyed by their
+// MetaSchemas are the compiled meta-schemas of the drafts compat reads
+// (2020-12, 2019-09 and draft-04 as jsonschema v6 embeds them; draft-07
+// and draft-06 as json-schema.org publishes them, [PublishedMetaSchema]),
+// keyed by their
 // $schema URL without "#". A compiled *jsonschema.Schema is safe for
 // concurrent validation and is never changed, so one MetaSchemas serves a
 // whole batch: a batch of many small schemas would otherwise spend most of
@@ -264,7 +267,8 @@ type MetaSchemas struct {
 }
 
 // NewMetaSchemas compiles the five meta-schemas (a few milliseconds; no
-// network: jsonschema v6 embeds them, and any other $ref is refused).
+// network: they are embedded, here or in jsonschema v6, and any other
+// $ref is refused).
 func NewMetaSchemas() *MetaSchemas {
 	out := map[string]*jsonschema.Schema{}
 	fast := map[string]*fastNode{}
@@ -272,7 +276,7 @@ func NewMetaSchemas() *MetaSchemas {
 	c.UseLoader(refuseLoader{})
 	for _, u := range []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema",
 		"http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-04/schema"} {
-		if sch, err := c.Compile(u); err == nil {
+		if sch, err := compileMeta(c, u); err == nil {
 			out[u] = sch
 			if n := buildRooted(sch); n != nil {
 				fast[u] = n
@@ -304,6 +308,6 @@ func (ms *MetaSchemas) lookup(u string) (*jsonschema.Schema, *fastNode, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
-	sch, err := c.Compile(u)
+	sch, err := compileMeta(c, key)
 	return sch, nil, err
 }
