@@ -18,8 +18,8 @@ import (
 
 // TestSignalsEndEveryCommand: SIGINT, SIGTERM, SIGHUP and SIGQUIT end a
 // command that is busy or blocked (validate reading a pipe that never
-// ends, compat on a $ref fan-out, drift blocked on a FIFO among the
-// recordings, record and matrix running an IUT that never answers) with
+// ends, compat on a $ref fan-out, drift comparing recordings of many
+// summaries, record and matrix running an IUT that never answers) with
 // exit status 130, half a second after the signal for a command that
 // starts no IUT (and at once for one that ends its IUTs itself), and with no output file
 // and no temporary file left in the output's folder. Before issue 33 only
@@ -59,16 +59,34 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 			return []string{"compat", "--pairs", pairs}
 		}, false},
 		{"drift", func(t *testing.T, dir string) []string {
-			a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-			for _, d := range []string{a, b} {
+			// A FIFO among the recordings, which blocked drift before,
+			// is now refused up front (TestInputsBounded): drift is kept
+			// busy instead, comparing two recordings of 2,000 summaries
+			// whose 300 members each all change type (600,000
+			// differences: seconds of work on an idle machine).
+			var dirs []string
+			for n, d := range []string{"a", "b"} {
+				d = filepath.Join(dir, d)
 				if err := os.Mkdir(d, 0o755); err != nil {
 					t.Fatal(err)
 				}
+				for i := range 2000 {
+					var members strings.Builder
+					for j := range 300 {
+						if n == 0 {
+							fmt.Fprintf(&members, `,"k%03d":%d`, j, j)
+						} else {
+							fmt.Fprintf(&members, `,"k%03d":"s%d"`, j, j)
+						}
+					}
+					summary := fmt.Sprintf(`{"exit":"zero","frames":[{"response":{"request_id":"r%d","response":{%s},"subtype":"success"},"type":"control_response"}],"vector":"v%d"}`, i, members.String()[1:], i)
+					if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("v%d.json", i)), []byte(summary), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				dirs = append(dirs, d)
 			}
-			if err := syscall.Mkfifo(filepath.Join(a, "x.json"), 0o644); err != nil {
-				t.Skipf("no FIFOs: %v", err)
-			}
-			return []string{"drift", a, b}
+			return append([]string{"drift"}, dirs...)
 		}, false},
 		{"record", func(t *testing.T, dir string) []string {
 			return []string{"record", "--timeout", "1m", "--out", "OUT", "--", hang}
