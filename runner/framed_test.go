@@ -76,9 +76,15 @@ func framedSuite(t *testing.T) *runner.Suite {
 	return s
 }
 
+// framedConfig runs behaviour on s: the good server with a timeout no
+// loaded machine reaches (it never needs a wait to end), a broken one
+// with rpcConfig's 3 s, which its wait for the reply the framing lost
+// takes (or the 2 s quiet bound once the IUT wrote a message).
 func framedConfig(t *testing.T, s *runner.Suite, behaviour string) runner.Config {
 	cfg := rpcConfig(t, s, behaviour)
-	cfg.Quiet = 500 * time.Millisecond
+	if behaviour == "framed-good" {
+		cfg.Timeout = 30 * time.Second
+	}
 	return cfg
 }
 

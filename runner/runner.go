@@ -496,8 +496,8 @@ type loaded struct {
 	suiteRefs bool
 	// keepRaw keeps the frames the IUT writes (the preflight vector's).
 	keepRaw bool
-	// unframed holds, by line index, the base64 items: under
-	// content-length framing they are written as they are, unframed.
+	// unframed holds, by line index, the base64 items of a suite framed
+	// by content-length: they are written as they are, unframed.
 	unframed map[int]bool
 	// binds holds, by line index, the frames with bindings, built when
 	// written; bindIDs the ids of the replies they take values from.
@@ -757,7 +757,7 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			}
 			l.named[it.Name] = len(l.lines)
 		}
-		if it.Base64 != nil {
+		if it.Base64 != nil && p.framing == frame.ContentLength {
 			if l.unframed == nil {
 				l.unframed = map[int]bool{}
 			}
