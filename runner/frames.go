@@ -8,7 +8,9 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/proc"
+	"github.com/conform-kit/conform/internal/suite"
 )
 
 // frame judges one stdout line against the version's envelope and frame
@@ -23,13 +25,14 @@ import (
 func (s *session) frame(ln proc.Line) any {
 	p, o := s.p, s.o
 	switch {
-	case errors.Is(ln.Err, proc.ErrLineTooLong):
-		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
-		return nil
+	case ln.Err != nil:
+		if !s.lineError(ln) {
+			return nil
+		}
 	case ln.Partial:
 		o.add(FindingFramePartial, ProtocolError, "the last stdout line (%d bytes) has no LF: %s", ln.Size, quote(ln.Data))
 		return nil
-	case len(bytes.TrimSpace(ln.Data)) == 0:
+	case len(bytes.TrimSpace(ln.Data)) == 0 && p.framing != frame.ContentLength:
 		return nil // blank lines carry nothing; JSON-lines readers skip them
 	}
 	v, err := canon.Parse(ln.Data)
@@ -173,7 +176,11 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 			continue
 		}
 		id, _ := c.ID(v)
-		reply, ok := s.p.env.ReplyClass().WithID(r.reply, id)
+		body := r.reply
+		if r.work {
+			body, _ = suite.ExpandValue(body, nil, s.work)
+		}
+		reply, ok := s.p.env.ReplyClass().WithID(body, id)
 		b, err := canon.Canonical(reply)
 		switch {
 		case !ok || err != nil:
@@ -181,9 +188,30 @@ func (s *session) answer(c *envelope.Class, v any, line []byte) bool {
 		case !s.open:
 			s.o.add(FindingRequestUnanswered, "", "the IUT sent %s after stdin closed; the peer's reply was not written", quote(line))
 		default:
-			s.send([][]byte{append(b, '\n')})
+			s.send([][]byte{frame.Encode(s.p.framing, b)})
 		}
 		return true
+	}
+	return false
+}
+
+// lineError adds the finding of a line (a message) the transport could
+// not deliver whole: one over --max-line, or a break of content-length
+// framing, with the bytes concerned. It reports whether the line's Data
+// is still to be judged (a header defect that left the body readable).
+func (s *session) lineError(ln proc.Line) bool {
+	p, o := s.p, s.o
+	var fe *frame.Error
+	switch {
+	case errors.Is(ln.Err, proc.ErrLineTooLong) && p.framing == frame.ContentLength:
+		o.add(FindingFrameTooLarge, ProtocolError, "a message body of %d bytes (its Content-Length) exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+	case errors.Is(ln.Err, proc.ErrLineTooLong):
+		o.add(FindingFrameTooLarge, ProtocolError, "a stdout line of %d bytes exceeds the %d-byte limit", ln.Size, p.cfg.MaxLine)
+	case errors.As(ln.Err, &fe):
+		o.add(fe.Code, ProtocolError, "%s (%d bytes): %s", fe.Reason, fe.Size, quote(fe.Bytes))
+		return ln.Data != nil
+	default:
+		o.add(FindingFramePartial, ProtocolError, "stdout could not be read: %v", ln.Err)
 	}
 	return false
 }

@@ -331,6 +331,11 @@ type summarizer struct {
 	moreMismatches int
 	// inexact is the first frame without an RFC 8785 form.
 	inexact error
+	// workDir, when not "", is the IUT's working directory, written back as
+	// ${work} in the strings of the frames kept (before normalizers), so
+	// that a path the IUT echoes is the same in every run: set for a
+	// vector whose frames name ${work} (loaded.work).
+	workDir string
 }
 
 // add normalizes the control frame f and keeps its canonical bytes. A
@@ -338,6 +343,9 @@ type summarizer struct {
 // VECTOR_BUDGET_EXCEEDED finding (PROTOCOL_ERROR) and o.overBudget is set,
 // so the session stops the IUT.
 func (s *summarizer) add(o *outcome, f any, budget int) {
+	if s.workDir != "" {
+		f = unwork(f, s.workDir)
+	}
 	nr := normalize.ApplyScoped(f, s.rules, s.scope)
 	for i, m := range nr.Matched {
 		s.matched[i] = s.matched[i] || m
@@ -482,4 +490,47 @@ func errorOffset(err error) int {
 	}
 	n, _ := strconv.Atoi(m[2])
 	return n
+}
+
+// unwork returns a copy of the JSON value v in which every occurrence of
+// work in a string is ${work} (suite.WorkPlaceholder); member names are
+// kept. v is returned as it is when no string holds work.
+func unwork(v any, work string) any {
+	if !holds(v, work) {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, work, suite.WorkPlaceholder)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = unwork(e, work)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = unwork(e, work)
+		}
+		return out
+	}
+	return v
+}
+
+// holds reports whether a string of the JSON value v contains sub.
+func holds(v any, sub string) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, sub)
+	case []any:
+		return slices.ContainsFunc(x, func(e any) bool { return holds(e, sub) })
+	case map[string]any:
+		for _, e := range x {
+			if holds(e, sub) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -81,6 +81,12 @@ func (p *plan) preflightKey() string {
 	for _, e := range env {
 		fmt.Fprintf(h, "env %d %s\x00", len(e), e)
 	}
+	// The vars the vectors' frames take (a document's text may change
+	// what the preflight writes).
+	for _, k := range sortedKeys(p.vars) {
+		b, _ := canon.Canonical(p.vars[k])
+		fmt.Fprintf(h, "var %d %s %d %s\x00", len(k), k, len(b), b)
+	}
 	files := cfg.Command[1:]
 	if exe, err := exec.LookPath(cfg.Command[0]); err == nil {
 		files = append([]string{exe}, files...)

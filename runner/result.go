@@ -57,6 +57,9 @@ const (
 	FindingFrameAbsent           = result.FindingFrameAbsent
 	FindingFrameAdded            = result.FindingFrameAdded
 	FindingFrameDuplicateKey     = result.FindingFrameDuplicateKey
+	FindingFrameHeaderInvalid    = result.FindingFrameHeaderInvalid
+	FindingFrameTruncated        = result.FindingFrameTruncated
+	FindingFrameUnframed         = result.FindingFrameUnframed
 	FindingFrameInexact          = result.FindingFrameInexact
 	FindingFrameLimit            = result.FindingFrameLimit
 	FindingFrameNotJSON          = result.FindingFrameNotJSON

@@ -26,6 +26,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
 	"github.com/conform-kit/conform/internal/proc"
@@ -115,6 +116,12 @@ type Config struct {
 	// (docs/running.md "Conformance classes"). A name that is a class of
 	// no version and role of the suite is CLAIM_UNKNOWN.
 	Claims []string
+	// Vars set values of the vars the suite declares (suite.json vars;
+	// profile.json vars, conform run --var): a vector's ${var:NAME} takes
+	// them, the suite's defaults otherwise. A name the suite does not
+	// declare is VECTOR_VAR_UNKNOWN. Values are JSON values as
+	// encoding/json decodes them (numbers float64 or json.Number).
+	Vars map[string]any
 	// Jobs is how many vectors run at once. Default: Starts at first,
 	// widened by one every half second in which the machine's CPUs were
 	// at least a quarter idle, up to 4 x Starts, capped so that each can
@@ -332,7 +339,10 @@ type plan struct {
 	// scripted peer.
 	passOver, tolerate []envelope.Rule
 	peer               []peerRule
-	vectors            []suite.Ref
+	// vars are the values of the suite's vars for this run
+	// (suite.Suite.ResolveVars).
+	vars    map[string]any
+	vectors []suite.Ref
 	// sessions are all session vectors of the role, before filtering.
 	sessions []suite.Ref
 	problems []Problem
@@ -352,6 +362,9 @@ type plan struct {
 	// cgroups on Linux); whoever called prepare closes both (plan.close).
 	dirs  *iutDirs
 	procs *proc.Pool
+	// framing is the suite's framing: how stdout is read and what is
+	// written to stdin is framed (frame.Lines or frame.ContentLength).
+	framing frame.Framing
 }
 
 // close removes the pooled IUT directories and cgroups.
@@ -380,8 +393,11 @@ func prepare(cfg Config) (*plan, error) {
 	if ver.Role(cfg.Role) == nil {
 		return nil, kiterr.New(kiterr.Usage, "role %q is not a role of suite version %d (%s)", cfg.Role, cfg.Version, strings.Join(ver.RoleNames(), ", "))
 	}
+	if cfg.Spawn != nil && s.Framing == frame.ContentLength {
+		return nil, kiterr.New(kiterr.Usage, "spawned mode plays suites framed as lines only (the suite's framing is %s)", s.Framing)
+	}
 	p := &plan{cfg: cfg, ver: ver, env: ver.Env(), dirs: newIUTDirs(cfg.TempDir, cfg.Isolate), procs: proc.NewPool(),
-		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules()}
+		starts: newStartGate(cfg.Starts), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules(), framing: s.Framing.Or()}
 	p.cfg.Grace, p.cfg.Quiet = bounds(cfg, ver)
 	if p.cfg.Jobs <= 0 {
 		p.cfg.Jobs = defaultJobs(p.cfg.Starts, p.cfg.MaxProcs, p.procs.Supports().Room)
@@ -391,9 +407,18 @@ func prepare(cfg Config) (*plan, error) {
 		p.close()
 		return nil, err
 	}
-	for _, r := range ver.Peer {
+	if p.vars, err = s.ResolveVars(cfg.Vars); err != nil {
+		p.close()
+		return nil, err
+	}
+	for i, r := range ver.Peer {
 		m, _ := envelope.CompileMatch(r.Match) // the suite's load checked it
-		p.peer = append(p.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
+		pr, err := newPeerRule(m, r, p.vars)
+		if err != nil {
+			p.close()
+			return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: version %d: peer[%d]", suite.ManifestFile, ver.Version, i)
+		}
+		p.peer = append(p.peer, pr)
 	}
 	if p.root, p.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
@@ -469,23 +494,42 @@ type loaded struct {
 	suiteRefs bool
 	// keepRaw keeps the frames the IUT writes (the preflight vector's).
 	keepRaw bool
+	// unframed holds, by line index, the base64 items: under
+	// content-length framing they are written as they are, unframed.
+	unframed map[int]bool
 	// binds holds, by line index, the frames with bindings, built when
 	// written; bindIDs the ids of the replies they take values from.
 	binds   map[int]bindLine
 	bindIDs map[string]bool
+	// work: a frame or peer reply names ${work}; the IUT's working
+	// directory in the frames it writes is then ${work} in the summary.
+	work bool
 }
 
-// bindLine is a send frame whose bindings are set when it is written.
+// bindLine is a send frame whose bindings are set when it is written,
+// or (binds empty) whose strings name ${work}, built for each session.
 type bindLine struct {
 	frame any
 	binds []suite.Binding
 }
 
-// peerRule is a compiled rule of the vector's scripted peer.
+// peerRule is a compiled rule of the vector's scripted peer. work: its
+// reply names ${work}, expanded as it is written.
 type peerRule struct {
 	match  envelope.Match
 	reply  any
 	reason string
+	work   bool
+}
+
+// newPeerRule compiles a peer rule whose match m compiled, its reply's
+// vars expanded. Errors: VECTOR_VAR_UNKNOWN, VECTOR_INVALID.
+func newPeerRule(m envelope.Match, r suite.PeerRule, vars map[string]any) (peerRule, error) {
+	reply, err := suite.ExpandValue(r.Reply, vars, "")
+	if err != nil {
+		return peerRule{}, err
+	}
+	return peerRule{match: m, reply: reply, reason: r.Reason, work: suite.HasWork(reply)}, nil
 }
 
 // orderElement is one element of an expect.order sequence: the reply to
@@ -541,7 +585,31 @@ func (s *session) segment(g int) [][]byte {
 			r = s.p.request(ln)
 		}
 		track(s.sent, r)
-		out = append(out, ln...)
+		out = appendFramed(out, s.p.framing, ln, l.unframed[from+i])
+	}
+	return out
+}
+
+// appendFramed appends line ln (pieces whose last ends with the line's
+// LF) to out as the framing f writes it: as it is for lines; for
+// content-length, the body (the line without its LF) after its header,
+// or, when raw (a base64 item), the body alone, unframed.
+func appendFramed(out [][]byte, f frame.Framing, ln sendLine, raw bool) [][]byte {
+	if f != frame.ContentLength || len(ln) == 0 {
+		return append(out, ln...)
+	}
+	last := len(ln) - 1
+	body := ln[last][:len(ln[last])-1]
+	if !raw {
+		n := len(body)
+		for _, c := range ln[:last] {
+			n += len(c)
+		}
+		out = append(out, frame.Header(n))
+	}
+	out = append(out, ln[:last]...)
+	if len(body) > 0 {
+		out = append(out, body)
 	}
 	return out
 }
@@ -551,7 +619,7 @@ func (s *session) segment(g int) [][]byte {
 // missing: the golden comparison shows what came of it), or write false
 // when a WhenPresent binding finds no value.
 func (s *session) bound(b bindLine) (ln sendLine, write bool) {
-	frame := b.frame
+	frame, _ := suite.ExpandValue(b.frame, nil, s.work) // only ${work} is left
 	for _, bd := range b.binds {
 		var val any
 		found := false
@@ -611,11 +679,18 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			l.gates = append(l.gates, gate{before: len(l.lines), key: k})
 			continue
 		}
+		if it.Frame != nil {
+			if it.Frame, err = suite.ExpandValue(it.Frame, p.vars, ""); err != nil {
+				return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: send[%d]", v.Path, i)
+			}
+		}
 		ln, err := it.Chunks()
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: send[%d]", v.Path, i)
 		}
-		if len(it.Bind) > 0 {
+		hasWork := it.Frame != nil && suite.HasWork(it.Frame)
+		l.work = l.work || hasWork
+		if len(it.Bind) > 0 || hasWork {
 			if l.binds == nil {
 				l.binds, l.bindIDs = map[int]bindLine{}, map[string]bool{}
 			}
@@ -623,6 +698,12 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 			for _, b := range it.Bind {
 				l.bindIDs[envelope.Key(b.Reply)] = true
 			}
+		}
+		if it.Base64 != nil {
+			if l.unframed == nil {
+				l.unframed = map[int]bool{}
+			}
+			l.unframed[len(l.lines)] = true
 		}
 		l.lines = append(l.lines, ln)
 		if it.Frame != nil {
@@ -642,9 +723,16 @@ func (p *plan) load(v suite.Ref) (*loaded, error) {
 		if err != nil {
 			return nil, kiterr.Wrap(kiterr.VectorInvalid, err, "%s: peer[%d]", v.Path, i)
 		}
-		l.peer = append(l.peer, peerRule{match: m, reply: r.Reply, reason: r.Reason})
+		pr, err := newPeerRule(m, r, p.vars)
+		if err != nil {
+			return nil, kiterr.Wrap(kiterr.CodeOf(err), err, "%s: peer[%d]", v.Path, i)
+		}
+		l.peer = append(l.peer, pr)
 	}
 	l.peer = append(l.peer, p.peer...)
+	for _, r := range l.peer {
+		l.work = l.work || r.work
+	}
 	for i, seq := range full.Expect.Order {
 		var els []orderElement
 		for j, x := range seq {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -244,6 +245,18 @@ func (s *session) prepare() (argv, env []string, err error) {
 		for _, r := range s.l.reqs {
 			track(s.sent, r)
 		}
+		// Frames that name ${work} are built now: the double plays
+		// lines as they are.
+		if len(s.l.binds) > 0 {
+			l := *s.l
+			l.lines = slices.Clone(l.lines)
+			for i, b := range l.binds {
+				if len(b.binds) == 0 {
+					l.lines[i], _ = s.bound(b)
+				}
+			}
+			s.l = &l
+		}
 		if s.sp, err = p.writeSpawn(s.home, v, s.l); err != nil {
 			return nil, nil, err
 		}
@@ -304,11 +317,15 @@ func (s *session) writeFiles() error {
 	return nil
 }
 
-// expand replaces ${work} and ${suite:PATH} in an argument or
-// environment value: the working directory, and the copy of suite file
-// PATH in it.
+// expand replaces ${var:NAME}, ${work} and ${suite:PATH} in an argument
+// or environment value: the var's text (suite.ExpandString), the working
+// directory, and the copy of suite file PATH in it. Errors:
+// VECTOR_VAR_UNKNOWN.
 func (s *session) expand(x string) (string, error) {
-	x = strings.ReplaceAll(x, "${work}", s.work)
+	x, err := suite.ExpandString(x, s.p.vars, s.work)
+	if err != nil {
+		return "", kiterr.Wrap(kiterr.CodeOf(err), err, "%s", s.v.Path)
+	}
 	for _, ref := range suite.SuiteRefs(x) {
 		x = strings.ReplaceAll(x, "${suite:"+ref+"}", filepath.Join(s.work, filepath.FromSlash(ref)))
 	}
@@ -348,7 +365,7 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	}
 	s.start = time.Now()
 	pr, err := proc.Start(ctx, proc.Config{
-		Argv: argv, Env: env, Dir: s.work,
+		Argv: argv, Env: env, Dir: s.work, Framing: p.framing,
 		MaxLine: p.cfg.MaxLine, StderrMax: p.cfg.StderrMax,
 		// A token unique to this IUT, inherited by its descendants, so
 		// that a process that left its group can be attributed.
@@ -364,6 +381,9 @@ func (s *session) startIUT(ctx context.Context, argv, env []string) error {
 	s.sum = &summarizer{rules: s.l.rules, matched: make([]bool, len(s.l.rules)),
 		scope: normalize.Scope{UserData: s.l.conf.UserDataPatterns(), General: len(p.ver.Normalize), Shapes: p.cfg.Shapes},
 		room:  p.cfg.frameBudget()}
+	if s.l.work {
+		s.sum.workDir = s.work
+	}
 	return nil
 }
 

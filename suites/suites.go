@@ -18,13 +18,15 @@ import (
 	"strings"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/suites/lsp"
 	"github.com/conform-kit/conform/suites/mcp"
 )
 
-// Control and MCP are the names of the embedded suites.
+// Control, MCP and LSP are the names of the embedded suites.
 const (
 	Control = "control"
 	MCP     = "mcp"
+	LSP     = "lsp"
 )
 
 // Embedded is one suite built into conform.
@@ -44,6 +46,7 @@ func List() []Embedded {
 	return []Embedded{
 		{Name: Control, Dir: ".", FS: conform.Suite()},
 		{Name: MCP, Dir: "suites/mcp", FS: mcp.Suite()},
+		{Name: LSP, Dir: "suites/lsp", FS: lsp.Suite()},
 	}
 }
 

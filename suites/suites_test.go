@@ -20,7 +20,7 @@ import (
 // `--suite suites/mcp` run one suite.
 func TestEmbeddedMatchesFolder(t *testing.T) {
 	t.Parallel()
-	if got, want := suites.Names(), []string{suites.Control, suites.MCP}; !cmp.Equal(want, got) {
+	if got, want := suites.Names(), []string{suites.Control, suites.MCP, suites.LSP}; !cmp.Equal(want, got) {
 		t.Fatalf("names (-want +got):\n%s", cmp.Diff(want, got))
 	}
 	for _, e := range suites.List() {
@@ -75,6 +75,8 @@ func TestResolve(t *testing.T) {
 		{"", suites.Control},
 		{"control", suites.Control},
 		{"mcp", suites.MCP},
+		{"lsp", suites.LSP},
+		{"suites/lsp", ""},
 		{"suites/mcp", ""},
 		{"./mcp", ""},
 		{".", ""},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -156,6 +157,7 @@ func applyProfile(cfg *runner.Config, dir string, keepTimeout bool) (*profile.Pr
 	}
 	cfg.Command, cfg.Env, cfg.Implementation = p.Command, p.Env, p.Name
 	cfg.Claims = p.Claims
+	cfg.Vars = p.Vars
 	if p.Implementation != "" {
 		cfg.Implementation = p.Implementation
 	}
@@ -371,6 +373,7 @@ type runFlags struct {
 	req                    certify.Request
 	filters, skips, levels multiFlag
 	claims                 multiFlag
+	vars                   multiFlag
 	maxMemory              byteSize
 	format, out, jsonOut   string
 	attest                 string
@@ -393,6 +396,7 @@ func (f *runFlags) bind(fl *flag.FlagSet) {
 	fl.Var(&f.skips, "skip", "do not run vectors whose id matches this doublestar `glob` (repeatable; each glob must match at least one vector)")
 	fl.Var(&f.levels, "level", "run only vectors of these `levels`: required, recommended, informational (repeatable or comma-separated)")
 	fl.Var(&f.claims, "claim", "judge these conformance `classes` of the suite version and role (repeatable or comma-separated; overrides the profile's claims): the rest are SKIPPED (CLASS_NOT_CLAIMED), always-judged classes are judged anyway (docs/running.md \"Conformance classes\")")
+	fl.Var(&f.vars, "var", "set a var the suite declares (suite.json vars) to a JSON value, as `NAME=JSON` (repeatable; over the profile's vars): --var languageId='\"go\"' --var hoverLine=3")
 	fl.StringVar(&r.Rerun, "rerun-failed", "", "run only the vectors that did not pass in this JSON `report` (conform run --json-out or --format json): its failures, XPASS, INVALID and NOT_RUN results of required and recommended vectors; its role and version are the run's")
 	fl.StringVar(&r.Name, "name", "", "the implementation's `name` in the report, for an IUT command given after -- (default: the command's base name; a profile names its own)")
 	f.color = colorFlag(fl)
@@ -435,11 +439,46 @@ func (f *runFlags) request(fl *flag.FlagSet) (certify.Request, error) {
 	r.Grace, r.Quiet = b.Grace, b.Quiet
 	r.Filters, r.Skips, r.Levels = f.filters, f.skips, f.levels
 	r.Claims, r.ClaimsGiven = f.claims, flagSet(fl, "claim")
+	vars, err := parseVars(f.vars)
+	if err != nil {
+		return r, err
+	}
+	r.Vars = vars
 	r.MaxMemory = int64(f.maxMemory)
 	r.RoleGiven, r.VersionGiven, r.TimeoutGiven = flagSet(fl, "role"), flagSet(fl, "version"), flagSet(fl, "timeout")
 	r.Command = fl.Args()
 	r.Invocation = runInvocation(fl)
 	return r, nil
+}
+
+// parseVars reads --var NAME=JSON items into a map. Errors: USAGE (no
+// "=", an empty name, a value that is not one JSON value, a name given
+// twice).
+func parseVars(items []string) (map[string]any, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for _, it := range items {
+		name, val, ok := strings.Cut(it, "=")
+		if !ok || name == "" {
+			return nil, kiterr.New(kiterr.Usage, "--var %q: give NAME=JSON", it)
+		}
+		if _, dup := out[name]; dup {
+			return nil, kiterr.New(kiterr.Usage, "--var: %s is given twice", name)
+		}
+		dec := json.NewDecoder(strings.NewReader(val))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, kiterr.New(kiterr.Usage, "--var %s: %q is not a JSON value (a string is quoted: %s='\"text\"')", name, val, name)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, kiterr.New(kiterr.Usage, "--var %s: %q is more than one JSON value", name, val)
+		}
+		out[name] = v
+	}
+	return out, nil
 }
 
 // output checks the output flags before the run, so that a long run is

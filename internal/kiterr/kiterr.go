@@ -80,6 +80,10 @@ const (
 	// reads as configuration at start-up (sitecustomize.py, *.pth,
 	// node_modules, .npmrc, *.class, ...; internal/suite/contain.go) (exit 2).
 	VectorFileDenied Code = "VECTOR_FILE_DENIED"
+	// VectorVarUnknown: a vector's ${var:NAME} (in a frame, a peer reply,
+	// args or env), a profile's vars or conform run --var names a var its
+	// suite.json does not declare (exit 2; docs/suite-format.md "Vars").
+	VectorVarUnknown Code = "VECTOR_VAR_UNKNOWN"
 	// FilterNoMatch: a --filter glob or a path glob matched nothing.
 	FilterNoMatch Code = "FILTER_NO_MATCH"
 	// PathNotFound: a file named on the command line (not a glob) does not

@@ -44,6 +44,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/conform-kit/conform/internal/frame"
 )
 
 // Config says how to start the IUT.
@@ -54,7 +56,13 @@ type Config struct {
 	Env []string
 	// Dir is the working directory; "" means the caller's.
 	Dir string
-	// MaxLine is the largest stdout line delivered, in bytes, without its LF.
+	// Framing is how stdout is cut into messages: "" or [frame.Lines],
+	// lines ended by LF; [frame.ContentLength], content-length framed
+	// bodies (see [Line]). What is written to stdin is the caller's: it
+	// frames its input itself ([frame.Encode]).
+	Framing frame.Framing
+	// MaxLine is the largest stdout line delivered, in bytes, without its LF
+	// (with Framing content-length: the largest body).
 	// A longer line is reported with Err [ErrLineTooLong] and discarded.
 	// Zero means 1 MiB. Lines are read ahead of [Proc.Lines]'s reader up
 	// to 16 MiB of lines this long (at least one line, at most 64), so the
@@ -210,15 +218,23 @@ type Isolation struct {
 // ErrLineTooLong marks a stdout line longer than Config.MaxLine.
 var ErrLineTooLong = errors.New("line too long")
 
-// Line is one line of the IUT's stdout.
+// Line is one line of the IUT's stdout, or with Config.Framing
+// content-length one message body (Data is the body).
 type Line struct {
 	// Data is the line without its LF (nil when Err is ErrLineTooLong).
+	// With content-length framing: the body, or nil when Err is
+	// ErrLineTooLong or a [*frame.Error] that lost the body.
 	Data []byte
-	// Size is the line's full length in bytes.
+	// Size is the line's full length in bytes (the body's length; for a
+	// [*frame.Error], the bytes it concerns).
 	Size int
-	// Partial is true for a last line that ended without LF.
+	// Partial is true for a last line that ended without LF (a message
+	// the end of stdout cut short).
 	Partial bool
-	// Err is ErrLineTooLong or nil.
+	// Err is ErrLineTooLong or nil; with content-length framing also a
+	// [*frame.Error] (FRAME_HEADER_INVALID, FRAME_UNFRAMED,
+	// FRAME_TRUNCATED) with the bytes concerned. An *frame.Error with
+	// Data is a header defect that left the body readable.
 	Err error
 	// At is the time since start.
 	At time.Duration
@@ -405,7 +421,11 @@ func Start(ctx context.Context, cfg Config, input [][]byte) (*Proc, error) {
 		p.writing = true
 		go p.write(rest)
 	}
-	go p.readStdout(outR, cfg.MaxLine)
+	if cfg.Framing == frame.ContentLength {
+		go p.readFramed(outR, cfg.MaxLine)
+	} else {
+		go p.readStdout(outR, cfg.MaxLine)
+	}
 	go func() {
 		copySmall(p.stderr, errR)
 		errR.Close()
@@ -558,6 +578,25 @@ func (p *Proc) readStdout(r *os.File, maxLine int) {
 			return
 		}
 		buf, size, tooLong = nil, 0, false
+	}
+}
+
+// readFramed is readStdout for content-length framing: each body, or each
+// break of the framing, is one Line.
+func (p *Proc) readFramed(r *os.File, maxLine int) {
+	defer close(p.lines)
+	defer close(p.readDone)
+	fr := frame.NewReader(r, maxLine)
+	for {
+		m, ok := fr.Next()
+		if !ok {
+			return
+		}
+		ln := Line{Data: m.Body, Size: m.Size, Partial: m.Partial, Err: m.Err, At: time.Since(p.start)}
+		if errors.Is(m.Err, frame.ErrTooLarge) {
+			ln.Err = ErrLineTooLong
+		}
+		p.lines <- ln
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/proc"
 )
 
@@ -279,6 +280,36 @@ func TestLineSplitting(t *testing.T) {
 			waitExit(t, p)
 		})
 	}
+}
+
+// TestFramedLines: with content-length framing, each body is a Line, a
+// body over MaxLine is ErrLineTooLong, and a break of the framing is a
+// Line with a *frame.Error; the lines after it still come.
+func TestFramedLines(t *testing.T) {
+	t.Parallel()
+	msg := func(b string) string { return string(frame.Encode(frame.ContentLength, []byte(b))) }
+	out := msg(`{"a":1}`) + msg("123456789") + "{\"bare\":1}\n" + msg("{\n}") + "Content-Length: 7\r\n\r\n{}"
+	p := start(t, proc.Config{MaxLine: 8, Framing: frame.ContentLength}, "write", []string{"PROC_TEST_OUT=" + strconv.Quote(out)})
+	got := allLines(t, p)
+	var codes []string
+	for i := range got {
+		var fe *frame.Error
+		if errors.As(got[i].Err, &fe) {
+			codes = append(codes, fe.Code)
+			got[i].Err = nil
+		}
+	}
+	want := []proc.Line{
+		{Data: []byte(`{"a":1}`), Size: 7}, {Size: 9, Err: proc.ErrLineTooLong}, {Size: 11},
+		{Data: []byte("{\n}"), Size: 3}, {Size: 23, Partial: true},
+	}
+	if diff := cmp.Diff(want, got, ignoreAt, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{frame.Unframed, frame.Truncated}, codes); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+	waitExit(t, p)
 }
 
 // TestPartialLineOverMaxLine: "MaxLine is the largest stdout line

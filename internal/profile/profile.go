@@ -101,6 +101,12 @@ type Profile struct {
 	// from the negotiated frames. conform run --claim overrides it.
 	// Checked against the suite by the run (CLAIM_UNKNOWN), not here.
 	Claims []string `json:"claims,omitempty"`
+	// Vars are values of the vars its suite declares (suite.json vars),
+	// by name, any JSON value each (numbers as json.Number): a vector's
+	// ${var:NAME} takes them instead of the suite's defaults. conform run
+	// --var NAME=JSON overrides one. Checked against the suite by the run
+	// (VECTOR_VAR_UNKNOWN), not here.
+	Vars map[string]any `json:"vars,omitempty"`
 	// Dir is the profile's folder (absolute).
 	Dir string `json:"-"`
 
@@ -185,6 +191,7 @@ func Load(dir string) (*Profile, error) {
 	var p Profile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
+	dec.UseNumber() // vars keep their numbers' text
 	if err := dec.Decode(&p); err != nil {
 		return nil, kiterr.Wrap(kiterr.ProfileInvalid, err, "parse %s", filepath.Join(abs, File))
 	}

@@ -231,6 +231,22 @@ const (
 	FindingClassesUndeclared = "CLASSES_UNDECLARED"
 )
 
+// Finding codes of the breaks of content-length framing (internal/frame's
+// HeaderInvalid, Unframed, Truncated), each PROTOCOL_ERROR with the bytes
+// shown (docs/findings.md).
+const (
+	// FindingFrameHeaderInvalid: a header without a usable Content-Length
+	// (missing, negative, non-numeric, two different values), a header
+	// line without a colon or not ended by CR LF, a header over 8 KiB.
+	FindingFrameHeaderInvalid = "FRAME_HEADER_INVALID"
+	// FindingFrameUnframed: bytes where a header must start: between
+	// messages, or a bare JSON line.
+	FindingFrameUnframed = "FRAME_UNFRAMED"
+	// FindingFrameTruncated: the stream ended inside a header or before
+	// the Content-Length bytes of a body.
+	FindingFrameTruncated = "FRAME_TRUNCATED"
+)
+
 // ClassAll is the name of the one implicit class of each role of a suite
 // version that declares no classes: every vector of the role belongs to
 // it, and it is always judged.

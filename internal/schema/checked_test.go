@@ -10,6 +10,7 @@ import (
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/suites/lsp"
 	"github.com/conform-kit/conform/suites/mcp"
 )
 
@@ -53,9 +54,9 @@ func TestCheckedSetSkipsMetaCheck(t *testing.T) {
 // embedded suite (suite.Options.SchemasChecked, MetaChecked): every schema
 // file the binary embeds compiles under NewSet, meta-schema check included.
 func TestEmbeddedSchemasMetaValid(t *testing.T) {
-	// The control suite with the kit's schemas, and the MCP suite
-	// (suites/mcp, embedded for --suite mcp).
-	for name, fsys := range map[string]fs.FS{"control": conform.Suite(), "mcp": mcp.Suite()} {
+	// The control suite with the kit's schemas, the MCP suite (suites/mcp,
+	// embedded for --suite mcp) and the LSP suite (suites/lsp, --suite lsp).
+	for name, fsys := range map[string]fs.FS{"control": conform.Suite(), "mcp": mcp.Suite(), "lsp": lsp.Suite()} {
 		files, err := fs.Glob(fsys, "schemas/*.json")
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no embedded schemas: %v", name, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compare"
 	"github.com/conform-kit/conform/internal/envelope"
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/input"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/normalize"
@@ -51,6 +52,14 @@ type Manifest struct {
 	Title       string    `json:"title,omitempty"`
 	Description string    `json:"description,omitempty"`
 	Versions    []Version `json:"versions"`
+	// Vars are the values a vector may take from the implementation's
+	// profile (${var:NAME}), by name ([Var], [Suite.ResolveVars]).
+	Vars map[string]Var `json:"vars,omitempty"`
+
+	// Framing is how messages are delimited on the IUT's stdin and stdout
+	// (docs/suite-format.md "Framing"): "lines" or "content-length"; ""
+	// (absent) is lines. [Suite.Framing] is the value to use.
+	Framing frame.Framing `json:"framing,omitempty"`
 }
 
 // Version is one protocol version of the suite (docs/suite-format.md "A
@@ -112,6 +121,9 @@ type Version struct {
 	env                *envelope.Envelope
 	passOver, tolerate []envelope.Rule
 	quiet, grace       time.Duration
+	// vars are the names of the suite's vars (Manifest.Vars), which a
+	// vector's ${var:NAME} must name.
+	vars map[string]bool
 }
 
 // Class is one conformance class of a version and role: a named set of
@@ -337,6 +349,10 @@ func (v *Version) compile() error {
 type Suite struct {
 	FS       fs.FS
 	Manifest Manifest
+	// Framing is the suite's framing (Manifest.Framing, [frame.Lines]
+	// when absent): how the runner reads the IUT's stdout and writes its
+	// stdin, for every version.
+	Framing frame.Framing
 	// Digest is "sha256:" + the hex SHA-256 of MANIFEST.sha256's bytes.
 	Digest string
 	// Files is what MANIFEST.sha256 lists: each suite-relative path with
@@ -411,7 +427,8 @@ type Options struct {
 }
 
 // Load reads and checks suite.json and MANIFEST.sha256. Errors:
-// SUITE_NOT_FOUND (no suite.json), SUITE_INVALID, SCHEMA_INVALID,
+// SUITE_NOT_FOUND (no suite.json), SUITE_INVALID (also for a framing that
+// is not one of [frame.Framings]), SCHEMA_INVALID,
 // SUITE_PATH_OUTSIDE (a `..` or absolute path in suite.json, or a file the
 // manifest covers that is a symbolic link leaving a [Dir]),
 // SUITE_DIGEST_MISMATCH or SUITE_FILE_UNLISTED when suite.json or a schema
@@ -488,6 +505,11 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 	if err := decode(data, &s.Manifest); err != nil {
 		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "decode %s", ManifestFile)
 	}
+	// The meta-schema's enum says it too; this holds for a cached
+	// suite.json and a kit whose meta-schema is older.
+	if s.Framing, err = frame.Parse(string(s.Manifest.Framing)); err != nil {
+		return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s", ManifestFile)
+	}
 	seen := map[int]bool{}
 	for i := range s.Manifest.Versions {
 		ver := &s.Manifest.Versions[i]
@@ -506,6 +528,10 @@ func Load(fsys fs.FS, opt Options) (*Suite, error) {
 		}
 		if err := ver.compile(); err != nil {
 			return nil, kiterr.Wrap(kiterr.SuiteInvalid, err, "%s: version %d", ManifestFile, ver.Version)
+		}
+		ver.vars = make(map[string]bool, len(s.Manifest.Vars))
+		for k := range s.Manifest.Vars {
+			ver.vars[k] = true
 		}
 	}
 	if opt.SkipDigest {

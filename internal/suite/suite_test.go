@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/conform-kit/conform/internal/frame"
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/kiterr/kiterrtest"
 	"github.com/conform-kit/conform/internal/suite"
@@ -217,6 +218,26 @@ func TestVersionBounds(t *testing.T) {
 	}
 }
 
+// TestFraming: suite.json's framing, lines when absent.
+func TestFraming(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		member string
+		want   frame.Framing
+	}{
+		{"", frame.Lines},
+		{`"framing": "lines",`, frame.Lines},
+		{`"framing": "content-length",`, frame.ContentLength},
+	} {
+		fsys := tinyFS(t)
+		fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"name": "tiny",`, `"name": "tiny", `+tc.member, 1))}
+		seal(t, fsys)
+		if got := mustLoad(t, fsys).Framing; got != tc.want {
+			t.Errorf("%s: Framing = %q, want %q", tc.member, got, tc.want)
+		}
+	}
+}
+
 func TestDigestsAndManifest(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
@@ -311,6 +332,13 @@ func TestLoadErrors(t *testing.T) {
 				fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"draft"`, `"draft", "grace": "0s"`, 1))}
 			},
 			reseal: true, code: kiterr.SuiteInvalid, fragments: []string{"grace"},
+		},
+		{
+			name: "framing unknown",
+			edit: func(fsys fstest.MapFS) {
+				fsys["suite.json"] = &fstest.MapFile{Data: []byte(strings.Replace(tinyManifest, `"name": "tiny",`, `"name": "tiny", "framing": "http",`, 1))}
+			},
+			reseal: true, code: kiterr.SuiteInvalid, fragments: []string{"/framing"},
 		},
 		{
 			name: "suite.json with no versions",

@@ -718,6 +718,9 @@ func (v *Vector) check(ver *Version) error {
 	if err := v.checkClass(ver); err != nil {
 		return err
 	}
+	if err := v.checkVarRefs(ver); err != nil {
+		return err
+	}
 	return v.checkAwaits(ver)
 }
 

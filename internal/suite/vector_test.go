@@ -130,6 +130,12 @@ func TestVectorsBad(t *testing.T) {
 			code: kiterr.VectorInvalid, fragments: []string{"send[1] awaits a frame match but no line follows it"},
 		},
 		{
+			name: "var the suite does not declare",
+			file: "vectors/v1/agent/var.json",
+			data: strings.Replace(replace(`"request": {"subtype": "interrupt"}`, `"request": {"subtype": "interrupt", "x": "${var:languageId}"}`), `"ping"`, `"var"`, 1),
+			code: kiterr.VectorVarUnknown, fragments: []string{"var.json: send[0]: ${var:languageId} names a var suite.json does not declare"},
+		},
+		{
 			name: "bad vector-level normalizer",
 			file: "vectors/v1/agent/norm.json",
 			data: strings.Replace(replace(`"expect":`, `"normalize": [{"path": "a/[", "format": "any"}], "expect":`), `"ping"`, `"norm"`, 1),

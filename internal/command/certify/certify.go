@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,6 +74,9 @@ type Request struct {
 	// class of the version and role.
 	Claims      []string
 	ClaimsGiven bool
+	// Vars set vars of the suite (--var NAME=JSON, parsed), over the
+	// profile's (runner.Config.Vars).
+	Vars map[string]any
 	// ExpectFile is an expected-failure list that replaces the profile's.
 	ExpectFile string
 	// Bounds, as runner.Config has them. TimeoutGiven says Timeout was
@@ -349,6 +353,14 @@ func configure(req Request, p Ports, s *runner.Suite, plan *Plan) error {
 	}
 	if req.ClaimsGiven {
 		cfg.Claims, _ = splitList("--claim", req.Claims)
+	}
+	if len(req.Vars) > 0 {
+		vars := maps.Clone(cfg.Vars)
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		maps.Copy(vars, req.Vars)
+		cfg.Vars = vars
 	}
 	if err := configureAgent(&cfg, req, p); err != nil {
 		return err

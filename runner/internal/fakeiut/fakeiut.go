@@ -46,6 +46,9 @@ func Main(behaviour string, args []string) (int, bool) {
 	if code, ok := rpc(behaviour); ok {
 		return code, true
 	}
+	if code, ok := framed(behaviour); ok {
+		return code, true
+	}
 	if code, ok := spawn(behaviour, args); ok {
 		return code, true
 	}
@@ -60,13 +63,13 @@ var agentBehaviours = map[string]bool{
 }
 
 // Plays reports whether behaviour is one of this package's fakes: "host",
-// "hostv2", "rpc-*", "double", "spawn-host*", or a variant of the reference agent.
+// "hostv2", "rpc-*", "framed-*", "double", "spawn-host*", or a variant of the reference agent.
 func Plays(behaviour string) bool {
 	switch behaviour {
 	case "host", "hostv2", "double", "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
 		return true
 	}
-	return strings.HasPrefix(behaviour, "rpc-") || agentBehaviours[behaviour]
+	return strings.HasPrefix(behaviour, "rpc-") || strings.HasPrefix(behaviour, "framed-") || agentBehaviours[behaviour]
 }
 
 // Agent plays the reference agent, or the variant behaviour names; a name
@@ -338,6 +341,13 @@ func rpc(behaviour string) (int, bool) {
 			reply(id, map[string]any{"hello": "world"})
 		case "extra":
 			reply(id, map[string]any{"extra": true})
+		case "stat":
+			// Whether params.path is an absolute path to a file that
+			// exists (a path made of ${work}).
+			p, _ := m["params"].(map[string]any)
+			path, _ := p["path"].(string)
+			_, err := os.Stat(path)
+			reply(id, map[string]any{"exists": filepath.IsAbs(path) && err == nil})
 		case "pingme":
 			write(map[string]any{"jsonrpc": "2.0", "id": "p1", "method": "ping"})
 			ans, err := in.ReadBytes('\n')
