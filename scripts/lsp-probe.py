@@ -249,6 +249,9 @@ class Probe:
                           "didChangeConfiguration": {"dynamicRegistration": True}},
             "window": {"workDoneProgress": True},
         }
+        if self.args.suite_caps:
+            caps = {"textDocument": caps["textDocument"]}
+            del caps["textDocument"]["publishDiagnostics"]
         if encodings:
             caps["general"] = {"positionEncodings": encodings}
         p = {"processId": None, "clientInfo": {"name": "lsp-probe", "version": "0"},
@@ -397,6 +400,9 @@ def main():
     ap.add_argument("--root", help="the server's working directory and root (default: a new temporary folder)")
     ap.add_argument("--on-disk", action="store_true", help="also write the document under the root")
     ap.add_argument("--no-folders", action="store_true", help="send rootUri only, no workspaceFolders")
+    ap.add_argument("--suite-caps", action="store_true",
+                    help="declare only the textDocument capabilities the LSP suite's document vectors declare "
+                         "(no workspace.configuration, no window.workDoneProgress); with --no-folders, their initialize")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a reply")
     ap.add_argument("--short", type=float, default=3.0, help="seconds to wait for a reply to an error probe")
     ap.add_argument("--grace", type=float, default=5.0, help="seconds to wait for the exit")
