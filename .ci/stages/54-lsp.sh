@@ -21,8 +21,13 @@ echo "== language servers (LSP suite, server role)"
 # 1): NOT_CERTIFIED until the suite ends its sessions with exit or takes any
 # exit status after end of input; then they are PASSED_WITH_EXPECTED_FAILURES
 # (or CERTIFIED) like the others and this table changes with it.
+# gopls v0.23.0 sometimes ends with half a frame: when stdin closes after the
+# shutdown reply it exits between the header and the body of a notification
+# it is writing (FRAME_TRUNCATED in cancel-after-response or
+# text-sync-open-change-close, one run in three here; suites/lsp/OBSERVED.md),
+# so its verdict may be either; an expected-failure entry cannot say "sometimes".
 declare -A want=(
-  [lsp-gopls]=PASSED_WITH_EXPECTED_FAILURES
+  [lsp-gopls]="PASSED_WITH_EXPECTED_FAILURES|NOT_CERTIFIED"
   [lsp-pyright]=PASSED_WITH_EXPECTED_FAILURES
   [lsp-typescript]=PASSED_WITH_EXPECTED_FAILURES
   [lsp-bash]=PASSED_WITH_EXPECTED_FAILURES
@@ -51,13 +56,14 @@ for r in sorted(json.load(open(sys.argv[1]))["results"], key=lambda r: r["id"]):
     print(r["id"], r["status"])' "$1"
 }
 
-# certify NAME WANT OUT: run the profile impl/NAME and require verdict WANT.
+# certify NAME WANT OUT: run the profile impl/NAME and require verdict WANT
+# (one verdict, or several separated by "|").
 # The flags are those of scripts/matrix.sh --suite lsp.
 certify() {
   local name=$1 want=$2 out=$3 status=0 got
   "$conform" run --role server --version 1 -j 2 --profile "impl/$name" --json-out "$out" >"$out.txt" || status=$?
   got=$(verdict "$out")
-  if [ "$got" != "$want" ]; then
+  if [[ "|$want|" != *"|$got|"* ]]; then
     cat "$out.txt" >&2
     echo "$name: verdict $got (exit $status), want $want" >&2
     exit 1
@@ -70,7 +76,7 @@ for s in "${servers[@]}"; do
 done
 
 echo "== stability: the same status per vector in three runs in a row"
-for s in lsp-gopls lsp-vscode-css; do
+for s in lsp-vscode-css lsp-dockerfile; do
   statuses "$CI_TMP/reports/$s.server-v1.json" >"$CI_TMP/lsp/$s.1"
   for run in 2 3; do
     certify "$s" "${want[$s]}" "$CI_TMP/lsp/$s.$run.json"
