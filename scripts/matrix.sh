@@ -21,6 +21,8 @@
 #   scripts/matrix.sh --suite mcp     the MCP suite's matrix instead (suites/mcp; docs/mcp-matrix.md,
 #                                     docs/mcp-matrix.html, docs/mcp-matrix/): the same code, another list
 #   scripts/matrix.sh --suite dap     the DAP suite's (suites/dap; docs/dap-matrix.md, .html, docs/dap-matrix/)
+#   scripts/matrix.sh --suite lsp     the LSP suite's matrix (suites/lsp; docs/lsp-matrix.md,
+#                                     docs/lsp-matrix.html, docs/lsp-matrix/): the real language servers
 #
 # $conform names the conform binary (default: built from this checkout).
 # CI (.ci/stages/85-matrix.sh) runs it and fails when the committed files
@@ -83,6 +85,25 @@ mcp-client-python     client 1 impl/mcp-client-python
 # real adapters' profiles (impl/dap-*) add their lines here.
 dap_certifications='
 dap-reference         adapter 1 impl/dap-reference --exact
+dap-debugpy           adapter 1 impl/dap-debugpy
+dap-lldb              adapter 1 impl/dap-lldb
+'
+
+# The LSP suite's language servers (suites/lsp; each profile names the suite
+# and its role; .ci/stages/54-lsp.sh certifies them with these flags).
+lsp_certifications='
+lsp-gopls             server 1 impl/lsp-gopls
+lsp-pyright           server 1 impl/lsp-pyright
+lsp-typescript        server 1 impl/lsp-typescript
+lsp-bash              server 1 impl/lsp-bash
+lsp-yaml              server 1 impl/lsp-yaml
+lsp-vscode-css        server 1 impl/lsp-vscode-css
+lsp-dockerfile        server 1 impl/lsp-dockerfile
+lsp-pylsp             server 1 impl/lsp-pylsp
+lsp-jedi              server 1 impl/lsp-jedi
+lsp-ruff              server 1 impl/lsp-ruff
+lsp-ty                server 1 impl/lsp-ty
+lsp-clangd            server 1 impl/lsp-clangd
 '
 
 reports=""
@@ -92,15 +113,16 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --reports) reports="${2:?--reports needs a directory}"; shift 2 ;;
     --no-build) build=0; shift ;;
-    --suite) which="${2:?--suite needs control, mcp or dap}"; shift 2 ;;
-    *) echo "usage: scripts/matrix.sh [--suite control|mcp|dap] [--reports DIR] [--no-build]" >&2; exit 2 ;;
+    --suite) which="${2:?--suite needs control, mcp, lsp or dap}"; shift 2 ;;
+    *) echo "usage: scripts/matrix.sh [--suite control|mcp|lsp|dap] [--reports DIR] [--no-build]" >&2; exit 2 ;;
   esac
 done
 case "$which" in
   control) out=docs/matrix suite_args=() trend=(--trend claude-code=impl/claude-code-timeline/recordings) ;;
   mcp) certifications=$mcp_certifications out=docs/mcp-matrix suite_args=(--suite suites/mcp) trend=() ;;
+  lsp) certifications=$lsp_certifications out=docs/lsp-matrix suite_args=(--suite suites/lsp) trend=() ;;
   dap) certifications=$dap_certifications out=docs/dap-matrix suite_args=(--suite suites/dap) trend=() ;;
-  *) echo "scripts/matrix.sh: --suite is control, mcp or dap" >&2; exit 2 ;;
+  *) echo "scripts/matrix.sh: --suite is control, mcp, lsp or dap" >&2; exit 2 ;;
 esac
 
 tmp=$(mktemp -d)

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs debugpy 1.8.22's debug adapter (PyPI debugpy 1.8.22, pinned with its dependencies in
+# requirements.txt) into a virtual environment under
+# ${CONFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conform}/dap-debugpy-1.8.22.
+# Idempotent: an environment that already holds exactly that set is kept.
+set -eu
+here="$(cd "$(dirname "$0")" && pwd)"
+ver=1.8.22
+cache="${CONFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conform}"
+venv="$cache/dap-debugpy-$ver"
+want="$(sort -f "$here/requirements.txt")"
+if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | sort -f)" = "$want" ]; then
+  exit 0
+fi
+mkdir -p "$cache"
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$here/requirements.txt"
+"$venv/bin/python" -c "import importlib.metadata as m; v = m.version('debugpy'); assert v == '$ver', v"

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs jedi-language-server 0.47.0 (PyPI jedi-language-server 0.47.0, pinned with its dependencies in
+# requirements.txt) into a virtual environment under
+# ${CONFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conform}/lsp-jedi-0.47.0.
+# Idempotent: an environment that already holds exactly that set is kept.
+set -eu
+here="$(cd "$(dirname "$0")" && pwd)"
+ver=0.47.0
+cache="${CONFORM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/conform}"
+venv="$cache/lsp-jedi-$ver"
+want="$(sort -f "$here/requirements.txt")"
+if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | sort -f)" = "$want" ]; then
+  exit 0
+fi
+mkdir -p "$cache"
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$here/requirements.txt"
+"$venv/bin/python" -c "import importlib.metadata as m; v = m.version('jedi-language-server'); assert v == '$ver', v"
