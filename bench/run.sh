@@ -552,7 +552,7 @@ log "f. mcp-typescript: conform run and the floor, $REPEAT interleaved rounds, -
 	::: run "$CONFORM" run --role server --version 1 -j "$MCP_J" --profile "$ROOT/impl/mcp-typescript" >"$F/ts.ab" 2>"$F/ts.ab.err" || true
 TSW=$(abf "$F/ts.ab" run wallratio) TSC=$(abf "$F/ts.ab" run cpuratio)
 TSRC=$(($(abf "$F/ts.ab" run rc) + $(abf "$F/ts.ab" floor rc)))
-if [[ -n $TSW ]] && grep -q 'PASSED_WITH_EXPECTED_FAILURES' "$F/run.out" && ((TSRC <= 1)); then
+if [[ -n $TSW ]] && grep -q 'PASSED WITH EXPECTED FAILURES' "$F/run.out" && ((TSRC <= 1)); then
 	# conform exits 0 on PASSED_WITH_EXPECTED_FAILURES; the floor exits 1
 	# only when it waited out its timeout (then the row says so).
 	fl="$(abf "$F/ts.ab" floor wall)s"

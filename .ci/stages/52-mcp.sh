@@ -22,10 +22,28 @@ section() { echo "== $1 ($((SECONDS - section_start)) s since the stage started)
 echo "== MCP servers (server role): reference, 6 SDKs, 3 npm reference servers"
 servers=(mcp-reference mcp-typescript mcp-python mcp-go-sdk mcp-go-mark3labs mcp-java mcp-rust
   mcp-server-everything mcp-server-filesystem mcp-server-memory)
-for s in "${servers[@]}"; do
-  "impl/$s/install.sh"
-done
+# lanes LOG-A LOG-B: waits for the two background lanes (pids $pa $pb),
+# prints their logs, fails when either failed.
+lanes() {
+  local ra=0 rb=0
+  wait "$pa" || ra=$?
+  wait "$pb" || rb=$?
+  cat "$1" "$2"
+  if [ "$ra" != 0 ] || [ "$rb" != 0 ]; then
+    echo "a lane failed (exit $ra, $rb)" >&2
+    exit 1
+  fi
+}
 mkdir -p "$CI_TMP/reports" "$CI_TMP/mcp"
+# The installs in two lanes too: npm's four, and the builds and venvs.
+(for s in mcp-typescript mcp-server-everything mcp-server-filesystem mcp-server-memory; do
+  "impl/$s/install.sh"
+done) >"$CI_TMP/mcp/install.npm.log" 2>&1 &
+pa=$!
+(for s in mcp-reference mcp-python mcp-go-sdk mcp-go-mark3labs mcp-java mcp-rust; do
+  "impl/$s/install.sh"
+done) >"$CI_TMP/mcp/install.builds.log" 2>&1 &
+pb=$!
 
 # verdict REPORT: the report's verdict.
 verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$1"; }
@@ -52,6 +70,7 @@ certify() {
   echo "$name: $got (exit $status), as expected, $((SECONDS - t0)) s"
 }
 
+lanes "$CI_TMP/mcp/install.npm.log" "$CI_TMP/mcp/install.builds.log"
 section "installed"
 # lane NAME...: certifies each server in turn, its output in
 # $CI_TMP/mcp/lane.NAME.log (printed when both lanes end).
@@ -62,18 +81,6 @@ lane() {
     [ "$s" = mcp-reference ] && want=CERTIFIED
     certify "$s" "$want" "$CI_TMP/reports/$s.server-v1.json"
   done
-}
-# lanes LOG-A LOG-B: waits for the two background lanes (pids $pa $pb),
-# prints their logs, fails when either failed.
-lanes() {
-  local ra=0 rb=0
-  wait "$pa" || ra=$?
-  wait "$pb" || rb=$?
-  cat "$1" "$2"
-  if [ "$ra" != 0 ] || [ "$rb" != 0 ]; then
-    echo "a lane failed (exit $ra, $rb)" >&2
-    exit 1
-  fi
 }
 lane mcp-typescript mcp-python mcp-java mcp-server-everything mcp-server-filesystem mcp-server-memory \
   >"$CI_TMP/mcp/lane.interpreted.log" 2>&1 &

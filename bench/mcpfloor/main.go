@@ -17,7 +17,9 @@
 // client can only learn by waiting: a request the server ignores, or a
 // server that blocks, costs the floor nothing. That is why the floor is
 // not flattering to conform: conform must wait for the quiet bound where
-// the floor moves on at once.
+// the floor moves on at once. Like conform, it lets at most -starts servers
+// start at once (the start gate, docs/running.md "Parallelism and starts"):
+// on a loaded machine that is faster than starting -j at once.
 //
 //	mcpfloor [-j N] [-ids FILE] (-learn FILE | -lines FILE) SUITE-DIR -- COMMAND [ARG...]
 //
@@ -39,6 +41,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,7 +70,8 @@ func main() {
 	learn := flag.String("learn", "", "first pass: write each vector's line count to `file`")
 	linesFile := flag.String("lines", "", "timed pass: each vector's line count, from -learn `file`")
 	learnQuiet := flag.Duration("learn-quiet", 3*time.Second, "first pass: silence that ends a wait")
-	timeout := flag.Duration("timeout", 15*time.Second, "per-vector bound")
+	timeout := flag.Duration("timeout", 15*time.Second, "per-vector bound (the first pass: 4 times this)")
+	starts := flag.Int("starts", runtime.NumCPU(), "servers starting at once (between their exec and their first line), as conform's --starts")
 	grace := flag.Duration("grace", 3*time.Second, "after stdin closes, before SIGKILL")
 	flag.Parse()
 	args := flag.Args()
@@ -95,6 +99,10 @@ func main() {
 	var mu sync.Mutex
 	learned := map[string]int{}
 	var total, timeouts atomic.Int64
+	if *learn != "" {
+		*timeout *= 4 // untimed: a slow start must not cut what is learned
+	}
+	gate := make(chan struct{}, max(1, *starts))
 	work := make(chan *vec)
 	var wg sync.WaitGroup
 	for range *jobs {
@@ -102,7 +110,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for v := range work {
-				d := driver{argv: argv, v: v, timeout: *timeout, grace: *grace}
+				d := driver{argv: argv, v: v, timeout: *timeout, grace: *grace, gate: gate}
 				if *learn != "" {
 					d.quiet = *learnQuiet
 				} else {
@@ -221,6 +229,7 @@ type driver struct {
 	timeout, grace time.Duration
 	quiet          time.Duration // learn pass: silence that ends a wait
 	want           int           // timed pass: lines to wait for
+	gate           chan struct{} // the start gate: held from exec to the first line
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -240,6 +249,10 @@ func (d *driver) run() (int, bool) {
 	cmd.Stderr = io.Discard
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
+	d.gate <- struct{}{}
+	var gateOnce sync.Once
+	open := func() { gateOnce.Do(func() { <-d.gate }) }
+	defer open()
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpfloor:", err)
 		os.Exit(3)
@@ -269,6 +282,7 @@ func (d *driver) run() (int, bool) {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
+			open() // the first line (or the end) ends the start
 			if len(bytes.TrimSpace(line)) > 0 {
 				f, _ := canon.Parse(bytes.TrimSpace(line))
 				if ans := d.answer(f); ans != nil {
