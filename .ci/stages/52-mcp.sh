@@ -55,8 +55,10 @@ for r in sorted(json.load(open(sys.argv[1]))["results"], key=lambda r: r["id"]):
 }
 
 # certify NAME WANT OUT: run the profile impl/NAME and require verdict WANT.
-# The flags are those of scripts/matrix.sh --suite mcp, so stage 85 builds
-# the MCP matrix from these reports.
+# The flags are those of scripts/matrix.sh --suite mcp but its -j 2 (the
+# width changes no status: the stability and quiet checks below compare
+# runs at whatever width the run chose), so stage 85 builds the MCP matrix
+# from these reports.
 certify() {
   local name=$1 want=$2 out=$3 status=0 got flags=() t0=$SECONDS
   [ "$name" = mcp-reference ] && flags=(--exact)
