@@ -18,8 +18,14 @@
 #                   (default 100000; at 1M it takes minutes)
 #   BENCH_CJ_SKIP_ABOVE   check-jsonschema does not run above this size
 #                   (default: it always runs); its rows say "skipped"
-#   BENCH_ONLY      the sections to run, of "a b c d e" (default all; b needs
-#                   a; e is go test ./...)
+#   BENCH_ONLY      the sections to run, of "a b c d e f" (default all; b
+#                   needs a; e is go test ./...; f is issue 31's targets:
+#                   a real MCP server against its floor, a silent server,
+#                   validate against the build of 27a0553)
+#   BENCH_MCP_J     -j of the MCP rows of f, the same for conform and the
+#                   floor (default 4)
+#   BENCH_OLD       the revision validate is compared with in f (default
+#                   27a0553, issue 31's "build of 2026-11-30")
 #   BENCH_KEEP=1    keep the temporary directory (suites, corpora, outputs)
 #   BENCH_BEFORE    a git revision (say main): section a also runs that
 #                   revision's conform, built from a temporary worktree, as a
@@ -37,7 +43,9 @@ REPEAT=${BENCH_REPEAT:-3}
 VALIDATE_SIZES=${BENCH_VALIDATE_SIZES:-10000 100000 1000000}
 CJ_REPEAT_MAX=${BENCH_CJ_REPEAT_MAX:-100000}
 CJ_SKIP_ABOVE=${BENCH_CJ_SKIP_ABOVE:-}
-ONLY=${BENCH_ONLY:-a b c d e}
+ONLY=${BENCH_ONLY:-a b c d e f}
+MCP_J=${BENCH_MCP_J:-4}
+OLD_REV=${BENCH_OLD:-27a0553}
 only() { [[ " $ONLY " == *" $1 "* ]]; }
 JOBS=2
 AJV_CLI=5.0.0
@@ -152,7 +160,10 @@ mkdir -p "$BIN"
 	go build -o "$BIN/baredriver" ./bench/baredriver &&
 	go build -o "$BIN/canonbench" ./bench/canonbench &&
 	go build -o "$BIN/abtime" ./bench/abtime &&
-	go build -o "$BIN/gen" ./bench/gen)
+	go build -o "$BIN/gen" ./bench/gen &&
+	go build -o "$BIN/mcpfloor" ./bench/mcpfloor &&
+	go build -o "$BIN/silent" ./bench/silent &&
+	go build -o "$BIN/conform-mcp-reference" ./suites/mcp/reference)
 if [[ -n ${BENCH_BEFORE:-} ]]; then
 	log "building conform at $BENCH_BEFORE (before)"
 	git -C "$ROOT" worktree add -q --detach "$WORK/before-tree" "$BENCH_BEFORE"
@@ -217,14 +228,14 @@ ab() {
 }
 abrows() { # abrows NAME: the CPU and wall rows of the last ab
 	if ((AB_RC == 0)); then
-		row "runner CPU, $1 -j2 (run / bare pipe)" "${AB_RUN_C}s" "${AB_BARE_C}s" "$AB_CPU" 1.1 le
+		row "runner CPU, $1 -j2 (run / bare pipe)" "${AB_RUN_C}s" "${AB_BARE_C}s" "$AB_CPU" 1.2 le
 		row "runner wall, $1 -j2 (run / bare pipe)" "${AB_RUN_W}s" "${AB_BARE_W}s" "$AB_WALL" 1.15 le
 		if [[ -n ${BENCH_BEFORE:-} && ${AB_BRC:-1} == 0 ]]; then
-			row "  before ($BENCH_BEFORE): CPU, $1" "${AB_BRUN_C}s" "${AB_BARE_C}s" "$AB_BCPU" 1.1 le
+			row "  before ($BENCH_BEFORE): CPU, $1" "${AB_BRUN_C}s" "${AB_BARE_C}s" "$AB_BCPU" 1.2 le
 			row "  before ($BENCH_BEFORE): wall, $1" "${AB_BRUN_W}s" "${AB_BARE_W}s" "$AB_BWALL" 1.15 le
 		fi
 	else
-		row "runner CPU, $1 -j2 (run / bare pipe)" "rc=$AB_RC" "-" - 1.1 le
+		row "runner CPU, $1 -j2 (run / bare pipe)" "rc=$AB_RC" "-" - 1.2 le
 	fi
 }
 log "a. runner overhead: generating 1000 vectors and their golden files"
@@ -303,7 +314,7 @@ if ((BIG_RC == 0 && RUN1K_RC == 0)); then
 	floor="rc=$BAREBIG_RC"
 	((BAREBIG_RC == 0)) && floor="${BAREBIG_T}s (bare pipe)"
 	row "scale: ${NK} vectors wall time (s)" "${BIG_T}s" "$floor" "$BIG_T" 15 le
-	row "scale: peak RSS of conform ${NK} / 1k" "$((BIG_RSS / 1024))MiB" "$((RUN1K_RSS / 1024))MiB" "$(ratio "$BIG_RSS" "$RUN1K_RSS")" 1.3 le
+	row "scale: peak RSS of conform ${NK} / 1k" "$((BIG_RSS / 1024))MiB" "$((RUN1K_RSS / 1024))MiB" "$(ratio "$BIG_RSS" "$RUN1K_RSS")" 1.25 le
 else
 	row "scale: ${NK} vectors" "rc=$BIG_RC" "-" - 15 le
 fi
@@ -513,6 +524,94 @@ if grep -q '"Action":"fail"' "$WORK/gotest.json"; then
 	GT_RC=1
 fi
 row "go test ./... warm, wall (s)" "${GT_T}s" "-" "$GT_T" 60 le
+fi
+
+if only f; then
+# --- f. issue 31: waiting, and validate against an older build ---------------
+# abf FILE LABEL KEY: a field of an abtime output line.
+abf() { awk -v l="$2" -v k="$3" '$1 == l { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"; }
+# f1. A real MCP server (the TypeScript SDK server, impl/mcp-typescript,
+# installed by its own script) certified, against its floor: bench/mcpfloor
+# starts the same server once per vector at the same -j and sends the
+# vector's frames, waiting only for the lines the server writes (counted in
+# a first, untimed pass), never for a silence (bench/README.md, issue 31).
+F=$WORK/f
+mkdir -p "$F"
+log "f. installing impl/mcp-typescript (its install.sh)"
+"$ROOT/impl/mcp-typescript/install.sh" >&2
+TS=(node "$ROOT/impl/mcp-typescript/server.mjs")
+log "f. mcp-typescript: one conform run (the vectors it runs), the floor's first pass"
+"$CONFORM" run --role server --version 1 -j "$MCP_J" --profile "$ROOT/impl/mcp-typescript" --json-out "$F/ts.json" >"$F/ts.txt" 2>&1 || true
+python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["status"] not in ("SKIPPED", "NOT_RUN"):
+        print(r["id"])' "$F/ts.json" >"$F/ts.ids"
+"$BIN/mcpfloor" -j "$MCP_J" -ids "$F/ts.ids" -learn "$F/ts.lines" "$ROOT/suites/mcp" -- "${TS[@]}" >"$F/ts.learn" 2>&1 || true
+log "f. mcp-typescript: conform run and the floor, $REPEAT interleaved rounds, -j $MCP_J"
+"$BIN/abtime" -rounds "$REPEAT" -warmup 1 -out "$F" ::: floor "$BIN/mcpfloor" -j "$MCP_J" -ids "$F/ts.ids" -lines "$F/ts.lines" "$ROOT/suites/mcp" -- "${TS[@]}" \
+	::: run "$CONFORM" run --role server --version 1 -j "$MCP_J" --profile "$ROOT/impl/mcp-typescript" >"$F/ts.ab" 2>"$F/ts.ab.err" || true
+TSW=$(abf "$F/ts.ab" run wallratio) TSC=$(abf "$F/ts.ab" run cpuratio)
+TSRC=$(($(abf "$F/ts.ab" run rc) + $(abf "$F/ts.ab" floor rc)))
+if [[ -n $TSW ]] && grep -q 'PASSED WITH EXPECTED FAILURES' "$F/run.out" && ((TSRC <= 1)); then
+	# conform exits 0 on PASSED_WITH_EXPECTED_FAILURES; the floor exits 1
+	# only when it waited out its timeout (then the row says so).
+	fl="$(abf "$F/ts.ab" floor wall)s"
+	(($(abf "$F/ts.ab" floor rc) != 0)) && fl="$fl (floor timed out)"
+	row "mcp-typescript certification -j $MCP_J: wall (run / floor)" "$(abf "$F/ts.ab" run wall)s" "$fl" "$TSW" 1.3 le
+	row "mcp-typescript certification -j $MCP_J: CPU (run / floor)" "$(abf "$F/ts.ab" run cpu)s" "$(abf "$F/ts.ab" floor cpu)s" "$TSC" 1.3 le
+else
+	log "f. mcp-typescript failed:"; cat "$F/ts.ab.err" >&2; tail -5 "$F/run.out" >&2 || true
+	row "mcp-typescript certification: wall (run / floor)" "rc=$TSRC" "-" - 1.3 le
+fi
+# f2. A server silent on three requests (a batch, "jsonrpc": "1.0", id
+# null: bench/silent -drop swallows them) certified, against the same
+# server answering them (bench/silent without -drop): the MCP suite's
+# server role with the Go MCP reference server, then with the small Python
+# server of runner/testdata/mcp-tiny (--tools), conform's default -j.
+for srv in reference tiny; do
+	case $srv in
+	reference) SRV=("$BIN/conform-mcp-reference") ;;
+	tiny) SRV=(python3 "$ROOT/runner/testdata/mcp-tiny/server.py" --tools) ;;
+	esac
+	log "f. silent on three requests ($srv): $REPEAT interleaved rounds"
+	"$BIN/abtime" -rounds "$REPEAT" -warmup 1 -out "$F" ::: "answering-$srv" "$CONFORM" run --suite "$ROOT/suites/mcp" --role server --version 1 -- "$BIN/silent" -- "${SRV[@]}" \
+		::: "silent-$srv" "$CONFORM" run --suite "$ROOT/suites/mcp" --role server --version 1 -- "$BIN/silent" -drop -- "${SRV[@]}" >"$F/silent-$srv.ab" 2>/dev/null || true
+	SW=$(abf "$F/silent-$srv.ab" "silent-$srv" wallratio)
+	SRC=$(($(abf "$F/silent-$srv.ab" "silent-$srv" rc) + $(abf "$F/silent-$srv.ab" "answering-$srv" rc)))
+	if [[ -n $SW ]] && ((SRC == 0)); then
+		row "silent on 3 requests / answering ($srv): wall" "$(abf "$F/silent-$srv.ab" "silent-$srv" wall)s" "$(abf "$F/silent-$srv.ab" "answering-$srv" wall)s" "$SW" 1.5 le
+	else
+		row "silent on 3 requests / answering ($srv): wall" "rc=$SRC" "-" - 1.5 le
+	fi
+done
+# f3. validate against the build of $OLD_REV (built from a temporary
+# worktree): CPU at 100k and 1M frames in interleaved rounds (abtime: CPU
+# from getrusage), and the peak RSS at 1M.
+log "f. building conform at $OLD_REV"
+git -C "$ROOT" worktree add -q --detach "$WORK/old-tree" "$OLD_REV"
+(cd "$WORK/old-tree" && go build -o "$BIN/conform-old" ./cmd/conform)
+git -C "$ROOT" worktree remove --force "$WORK/old-tree"
+for n in 100000 1000000; do
+	label=$((n / 1000))k
+	((n == 1000000)) && label=1M
+	(cd "$ROOT" && "$BIN/gen" corpus -n "$n" -out "$F/corpus-$label.jsonl") 2>/dev/null
+	log "f. validate $label: conform and the build of $OLD_REV, $REPEAT interleaved rounds"
+	"$BIN/abtime" -rounds "$REPEAT" -warmup 1 ::: old "$BIN/conform-old" validate "$F/corpus-$label.jsonl" \
+		::: new "$CONFORM" validate "$F/corpus-$label.jsonl" >"$F/validate-$label.ab" 2>/dev/null || true
+	VC=$(abf "$F/validate-$label.ab" new cpuratio)
+	VRC=$(($(abf "$F/validate-$label.ab" new rc) + $(abf "$F/validate-$label.ab" old rc)))
+	if [[ -n $VC ]] && ((VRC == 0)); then
+		row "validate $label: CPU (conform / build of $OLD_REV)" "$(abf "$F/validate-$label.ab" new cpu)s" "$(abf "$F/validate-$label.ab" old cpu)s" "$VC" 1.05 le
+		if ((n == 1000000)); then
+			R=$(abf "$F/validate-$label.ab" new rss)
+			row "validate 1M: peak RSS of conform (MiB; $OLD_REV: $(($(abf "$F/validate-$label.ab" old rss) / 1024)) MiB)" "$((R / 1024))MiB" "-" "$((R / 1024))" 40 le
+		fi
+	else
+		row "validate $label: CPU (conform / build of $OLD_REV)" "rc=$VRC" "-" - 1.05 le
+	fi
+	rm -f "$F/corpus-$label.jsonl"
+done
+
 fi
 
 # --- the table -----------------------------------------------------------------

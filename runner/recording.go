@@ -161,8 +161,13 @@ type recordingCheck struct {
 	tolerate []envelope.Rule
 	// locations are what a line's skeleton holds (see envelope.Locations).
 	locations []envelope.Location
-	pending   *pendingSet
-	tapes     sync.Pool // of *canon.Tape
+	// keyLocs are the indexes of the locations a frame's class, outcome
+	// and method depend on: all but the id pointers' own (see
+	// memoLocations). A line whose values there are all strings or absent
+	// is classified once per distinct set of values (skeleton.memo).
+	keyLocs []int
+	pending *pendingSet
+	tapes   sync.Pool // of *canon.Tape
 	// stats is counted by the emitting goroutine, mstats by the matcher.
 	stats, mstats RecordingStats
 	// readErr is the reader's error, set before its queues close.
@@ -189,6 +194,7 @@ func newRecordingCheck(s *Suite, n int, opt RecordingOptions) (*recordingCheck, 
 	c := &recordingCheck{opt: opt, schemaLoc: ver.Schema, methods: map[string]string{},
 		env: ver.Env(), passOver: ver.PassOverRules(), tolerate: ver.TolerateRules(), pending: newPendingSet(opt.MaxPending)}
 	c.locations = c.env.Locations(c.passOver, c.tolerate)
+	c.keyLocs = memoLocations(c.env, c.locations)
 	c.tapes.New = func() any { return &canon.Tape{} }
 	if c.root, c.byMethod, err = compileSchemas(s, ver); err != nil {
 		return nil, err
@@ -737,6 +743,63 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 		res.findings = append(res.findings, Finding{Code: FindingFrameNotObject, Status: ProtocolError, Message: "line is not a JSON object: " + quote(lineBytes(ln, src))})
 		return res, true
 	}
+	key, memoOK := c.memoKey(tp, root, sk)
+	m, hit := sk.memo[string(key)]
+	if !memoOK || !hit {
+		m = c.classifyTape(tp, root, sk)
+		if memoOK && len(sk.memo) < memoEntries {
+			sk.memo[string(key)] = m
+		}
+	}
+	switch {
+	case m.passed:
+		return res, false
+	case m.unknown != nil:
+		res.findings = append(res.findings, *m.unknown)
+		return res, true
+	}
+	if !c.root.ValidTape(tp, root) {
+		res.findings = c.frameSchema(res.findings, tp.Value(root))
+	}
+	if m.cls == nil {
+		return res, true // tolerated
+	}
+	res.kind, res.method = m.kind, m.method
+	if m.idTokens != nil {
+		if at := tapeAt(tp, root, m.idTokens); at >= 0 {
+			res.hasID, res.key = true, envelope.Key(tp.Value(at))
+		}
+	}
+	if m.success {
+		keep = true
+		res.tape, res.root = tp, root
+	}
+	return res, true
+}
+
+// memoEntries bounds a worker's classification memo (skeleton.memo): a
+// recording of frames that differ at every discriminating location
+// classifies the lines past it the long way.
+const memoEntries = 1024
+
+// frameClass is what a line's class decides, worked out once per distinct
+// set of values at the key locations (see memoLocations): whether the
+// frame is passed over, its class (nil: tolerated, or of no class with
+// the finding unknown), and the kind, method and success that meta gives;
+// the id is read from each line at idTokens.
+type frameClass struct {
+	passed   bool
+	unknown  *Finding
+	cls      *envelope.Class
+	kind     frameKind
+	method   string
+	success  bool
+	idTokens []string
+}
+
+// classifyTape classifies the line at root of tp the long way: its
+// skeleton built from every location, then classify and meta on it.
+func (c *recordingCheck) classifyTape(tp *canon.Tape, root int, sk *skeleton) frameClass {
 	sk.reset()
 	skel := sk.root
 	for li, l := range c.locations {
@@ -748,21 +811,89 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 			}
 		}
 	}
+	var res lineResult
 	cls, ok := c.classify(skel, &res)
 	if !ok {
-		return res, len(res.findings) > 0
-	}
-	if !c.root.ValidTape(tp, root) {
-		res.findings = c.frameSchema(res.findings, tp.Value(root))
+		if len(res.findings) > 0 {
+			return frameClass{unknown: &res.findings[0]}
+		}
+		return frameClass{passed: true}
 	}
 	if cls == nil {
-		return res, true // tolerated
+		return frameClass{}
 	}
-	if c.meta(cls, skel, &res) {
-		keep = true
-		res.tape, res.root = tp, root
+	m := frameClass{cls: cls, success: c.meta(cls, skel, &res), kind: res.kind, method: res.method}
+	if res.kind != 0 && cls.IDPointer() != nil {
+		m.idTokens = cls.IDPointer()
 	}
-	return res, true
+	return m
+}
+
+// memoKey returns the line's values at c.keyLocs as one key (in
+// sk.keyBuf), and false when one of them is neither a string nor absent
+// (such a line is classified the long way, and not remembered).
+func (c *recordingCheck) memoKey(tp *canon.Tape, root int, sk *skeleton) ([]byte, bool) {
+	if c.keyLocs == nil {
+		return nil, false
+	}
+	b := sk.keyBuf[:0]
+	for _, li := range c.keyLocs {
+		l := c.locations[li]
+		at := tapeAt(tp, root, l.Tokens)
+		switch {
+		case at < 0:
+			b = append(b, 0)
+		case !l.Value:
+			b = append(b, 1)
+		case tp.Nodes[at].Kind == canon.String:
+			str := tp.Nodes[at].Str
+			b = append(b, 2, byte(len(str)>>24), byte(len(str)>>16), byte(len(str)>>8), byte(len(str)))
+			b = append(b, str...)
+		default:
+			sk.keyBuf = b
+			return nil, false
+		}
+	}
+	sk.keyBuf = b
+	return b, true
+}
+
+// memoLocations returns the indexes of locs that a frame's class, outcome
+// and method may depend on: every location but those that are only a
+// class's id pointer (each class adds its id pointer to the envelope's
+// locations once; a pointer that appears more often than the classes that
+// have it as their id is also read by a predicate, a method or a key, and
+// is kept). Nil when there is no envelope.
+func memoLocations(env *envelope.Envelope, locs []envelope.Location) []int {
+	if env == nil {
+		return nil
+	}
+	path := func(t []string) string {
+		var b strings.Builder
+		for _, x := range t {
+			fmt.Fprintf(&b, "%d:%s", len(x), x)
+		}
+		return b.String()
+	}
+	ids := map[string]int{}
+	for _, cls := range env.Classes() {
+		if t := cls.IDPointer(); t != nil {
+			ids[path(t)]++
+		}
+	}
+	seen := map[string]int{}
+	for _, l := range locs {
+		seen[path(l.Tokens)]++
+	}
+	out := []int{}
+	for i, l := range locs {
+		p := path(l.Tokens)
+		if n := ids[p]; n > 0 && seen[p] == n {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }
 
 // lineBytes is ln, or for a line read on its own (no ln) a copy of src,
@@ -823,6 +954,11 @@ func (c *recordingCheck) meta(cls *envelope.Class, frame any, res *lineResult) (
 // a result keeps of it are strings.
 type skeleton struct {
 	root map[string]any
+	// memo is the worker's classification memo, keyed by the line's
+	// values at the key locations (recordingCheck.memoKey, built in
+	// keyBuf).
+	memo   map[string]frameClass
+	keyBuf []byte
 	// chain holds, per location, the map of each of its prefixes
 	// (tokens[:1] ... tokens[:len-1]); all holds every such map once.
 	chain [][]map[string]any
@@ -830,7 +966,7 @@ type skeleton struct {
 }
 
 func newSkeleton(locs []envelope.Location) *skeleton {
-	k := &skeleton{root: map[string]any{}}
+	k := &skeleton{root: map[string]any{}, memo: map[string]frameClass{}}
 	byPrefix := map[string]map[string]any{}
 	for _, l := range locs {
 		var ch []map[string]any
