@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	conform "github.com/conform-kit/conform"
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -91,6 +92,9 @@ func TestSuiteRunsNoCode(t *testing.T) {
 			exe, err := exec.LookPath(rt.bin)
 			if err != nil {
 				t.Skipf("%s is not installed here: this runtime's attack is not tried", rt.bin)
+			}
+			if rt.bin == "javac" {
+				testtool.Long(t, "compiles and packs a Java agent with javac and jar: seconds of CPU; the other runtimes' cases try the same rule")
 			}
 			outside := t.TempDir()
 			marker := filepath.Join(outside, "suite-code-ran")
