@@ -37,8 +37,8 @@ cat "$skips"
 echo "$(wc -l <"$skips") skipped"
 # Tools CI installs (scripts/ci-tools.sh, the stages before this one): a
 # skip that names one of them, or a long scenario left out, is a failure.
-tools='python3|node|npm|npx|bash|sh|cargo|java|javac|perl|pgrep|setsid|xmllint|go'
-if grep -E "(needs ($tools)\b|\b($tools) (is not (installed|on PATH)|not found)|needs a loopback network|skipped; CI sets|long scenario)" "$skips"; then
+tools='python3|node|npm|npx|bash|sh|cargo|java|javac|jar|perl|pgrep|setsid|xmllint|go'
+if grep -E "(needs ($tools)\b|\b($tools) (is not (installed|on PATH)|not found|names no interpreter)|\bno ($tools) on PATH|needs a loopback network|skipped; CI sets|long scenario)" "$skips"; then
   echo "FAIL: the skips above are for a tool CI has, the loopback network or a long scenario: CI must run them" >&2
   exit 1
 fi
