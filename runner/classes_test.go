@@ -14,6 +14,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/kiterr"
 	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -22,9 +23,10 @@ import (
 // --tools, the tools capability and the suite's echo, add and fail tools).
 func tinyServer(t *testing.T, args ...string) []string {
 	t.Helper()
+	testtool.Need(t, "python3") // the tiny MCP server
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skipf("the tiny MCP server needs python3: %v", err)
+		t.Fatal(err)
 	}
 	script, err := filepath.Abs(filepath.Join("testdata", "mcp-tiny", "server.py"))
 	if err != nil {

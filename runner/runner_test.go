@@ -141,6 +141,19 @@ func fake(behaviour string) int {
 // its schemas' compiling instead of redoing both in every test.
 var embeddedSuite = sync.OnceValues(func() (*runner.Suite, error) { return runner.Open(conform.Suite()) })
 
+// hangGuard is testConfig's timeout: a bound on a hang, not on speed. A
+// fake that answers does so in milliseconds on a quiet machine and in
+// seconds under load (2 s was seen to time out the reference at a load
+// average of 30 on two cores), so a test whose verdict is not TIMEOUT
+// must not depend on how loaded the machine is. A test whose verdict is
+// TIMEOUT sets [timeoutVerdict] on its config: the wait it asserts is then
+// as short as before.
+const hangGuard = time.Minute
+
+// timeoutVerdict is the timeout of a test that expects TIMEOUT (a fake that
+// stays silent): the runner waits this long for nothing.
+const timeoutVerdict = 2 * time.Second
+
 func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config {
 	t.Helper()
 	s, err := embeddedSuite()
@@ -152,9 +165,20 @@ func testConfig(t *testing.T, behaviour string, filters ...string) runner.Config
 		Command: fakeCommand(behaviour),
 		Env:     map[string]string{"CONFORM_FAKE_IUT": behaviour},
 		Filters: filters,
-		Timeout: 2 * time.Second, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond,
+		Timeout: hangGuard, Grace: 500 * time.Millisecond, KillAfter: 500 * time.Millisecond,
 		Jobs: 2,
 	}
+}
+
+// expectStatuses returns cfg with the timeout [timeoutVerdict] when want
+// has a TIMEOUT among its statuses, and cfg as it is otherwise.
+func expectStatuses(cfg runner.Config, want map[string]runner.Status) runner.Config {
+	for _, s := range want {
+		if s == runner.Timeout {
+			cfg.Timeout = timeoutVerdict
+		}
+	}
+	return cfg
 }
 
 func statuses(rep *runner.Report) map[string]runner.Status {
@@ -201,7 +225,7 @@ func TestVerdicts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.behaviour, func(t *testing.T) {
 			t.Parallel()
-			rep, err := runner.Run(context.Background(), testConfig(t, tc.behaviour, tc.filters...))
+			rep, err := runner.Run(context.Background(), expectStatuses(testConfig(t, tc.behaviour, tc.filters...), tc.want))
 			if err != nil {
 				t.Fatal(err)
 			}

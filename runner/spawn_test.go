@@ -14,7 +14,7 @@ func spawnConfig(t *testing.T, behaviour string, filters ...string) runner.Confi
 	cfg := testConfig(t, behaviour, filters...)
 	cfg.Role = "host"
 	cfg.Spawn = &runner.Spawn{Argv: append([]string{"/usr/bin/env", "CONFORM_FAKE_IUT=double"}, fakeCommand("double")...), Name: "claude", Env: "CONFORM_AGENT"}
-	cfg.Timeout = 10 * time.Second
+	cfg.Timeout = hangGuard
 	return cfg
 }
 

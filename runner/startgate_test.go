@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/runner"
 	"github.com/conform-kit/conform/runner/internal/fakeiut"
 )
@@ -56,6 +57,7 @@ func hog(t *testing.T) {
 // machine is busier than the test can judge, and it skips, saying so. Not
 // parallel: the hog would load the other tests too.
 func TestWideRunUnderLoad(t *testing.T) {
+	testtool.Long(t, "every vector twice with a start's CPU work each, while 2 x NumCPU goroutines keep the CPUs busy: 16-60 s of two cores")
 	hog(t)
 	narrow := testConfig(t, "heavy-start-reference")
 	narrow.Timeout = 3 * time.Second

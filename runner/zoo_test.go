@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/runner"
 )
@@ -100,7 +101,13 @@ func zoo(behaviour string) (int, bool) {
 		out.WriteString(`{"type":"control_response","response":{"subtype":"success","request_id":"req-1","response":{"still_queued":[]}}}` + "\n")
 	case "zoo-stderr-flood":
 		chunk := strings.Repeat("e", 1<<20)
-		for range 256 { // 256 MiB: 16384 times what stderr keeps (DefaultStderrMax)
+		// CONFORM_ZOO_STDERR_MIB MiB (TestZoo: 16, 1024 times what stderr
+		// keeps, DefaultStderrMax; 256 with CONFORM_TEST_DEEP=1)
+		mib, err := strconv.Atoi(os.Getenv("CONFORM_ZOO_STDERR_MIB"))
+		if err != nil {
+			mib = 256
+		}
+		for range mib {
 			if _, err := os.Stderr.WriteString(chunk); err != nil {
 				break
 			}
@@ -234,7 +241,7 @@ func TestZoo(t *testing.T) {
 		{"zoo-invalid-utf8", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameNotJSON},
 		{"zoo-duplicate-keys", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameDuplicateKey},
 		{"zoo-inexact-number", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.ProtocolError}, runner.FindingFrameInexact},
-		// Its reply comes after 256 MiB of stderr.
+		// Its reply comes after 16 MiB of stderr (256 MiB with CONFORM_TEST_DEEP=1).
 		{"zoo-stderr-flood", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingItemAdded},
 		// A grandchild that holds stdout after the IUT exited outlives it.
 		{"zoo-grandchild-holds-stdout", []string{"interrupt-idle"}, map[string]runner.Status{"interrupt-idle": runner.Fail}, runner.FindingProcessSurvived},
@@ -251,6 +258,12 @@ func TestZoo(t *testing.T) {
 			pids := filepath.Join(t.TempDir(), "pids")
 			cfg := testConfig(t, tc.behaviour, tc.filters...)
 			cfg.Env["CONFORM_ZOO_PIDS"] = pids
+			// The stderr flood: 16 MiB keeps stderr bounded and its tail
+			// as well as 256 MiB does, for a sixteenth of the copying.
+			cfg.Env["CONFORM_ZOO_STDERR_MIB"] = "16"
+			if testtool.Deep() {
+				cfg.Env["CONFORM_ZOO_STDERR_MIB"] = "256"
+			}
 			cfg.Timeout, cfg.Grace, cfg.KillAfter = roomy, grace, killAfter
 			if tc.behaviour == "zoo-slow-one" {
 				cfg.Timeout = timeout

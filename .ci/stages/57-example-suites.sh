@@ -97,7 +97,7 @@ echo "== docs/writing-a-suite.md runs as written (go test -run TestWritingASuite
 # CONFORM_TEST_BUILDS=1 runs the page's npm and cargo blocks (plain go test
 # leaves them to this stage); CONFORM_REQUIRE_TOOLS=1 makes a missing tool a
 # failure, not a skip.
-CONFORM_TEST_BUILDS=1 CONFORM_REQUIRE_TOOLS=1 go test -count=1 -v -run '^TestWritingASuite$' ./cmd/conform >"$CI_TMP/writing-a-suite.txt" 2>&1 || { cat "$CI_TMP/writing-a-suite.txt"; exit 1; }
+CONFORM_TEST_BUILDS=1 CONFORM_REQUIRE_TOOLS=1 CONFORM_TEST_DEEP=1 go test -count=1 -v -run '^TestWritingASuite$' ./cmd/conform >"$CI_TMP/writing-a-suite.txt" 2>&1 || { cat "$CI_TMP/writing-a-suite.txt"; exit 1; }
 grep -q -- '--- PASS: TestWritingASuite ' "$CI_TMP/writing-a-suite.txt" || { cat "$CI_TMP/writing-a-suite.txt"; echo "TestWritingASuite did not run (skipped?)" >&2; exit 1; }
 if grep -q 'slow blocks skipped' "$CI_TMP/writing-a-suite.txt"; then
   cat "$CI_TMP/writing-a-suite.txt"

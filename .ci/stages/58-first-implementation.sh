@@ -29,7 +29,7 @@ echo "== examples/go: vet, build, certified"
 certified go -- "$CI_TMP/example-agent-go"
 
 echo "== the tutorial runs as written (go test -run TestTutorial)"
-CONFORM_REQUIRE_TOOLS=1 go test -count=1 -v -run '^TestTutorial$' ./cmd/conform >"$CI_TMP/tutorial.txt" 2>&1 || { cat "$CI_TMP/tutorial.txt"; exit 1; }
+CONFORM_REQUIRE_TOOLS=1 CONFORM_TEST_DEEP=1 go test -count=1 -v -run '^TestTutorial$' ./cmd/conform >"$CI_TMP/tutorial.txt" 2>&1 || { cat "$CI_TMP/tutorial.txt"; exit 1; }
 grep -q -- '--- PASS: TestTutorial ' "$CI_TMP/tutorial.txt" || { cat "$CI_TMP/tutorial.txt"; echo "TestTutorial did not run (skipped?)" >&2; exit 1; }
 grep -E '^\s+# docs/first-implementation.md:[0-9]+: ' "$CI_TMP/tutorial.txt" | sed 's/^\s*//'
 
@@ -40,7 +40,7 @@ tail -1 "$out"
 grep -q '^CERTIFIED: ' "$out" || { cat "$out"; echo "the MCP example is not CERTIFIED" >&2; exit 1; }
 
 echo "== the MCP server page runs as written (go test -run TestFirstMCPServer)"
-CONFORM_REQUIRE_TOOLS=1 go test -count=1 -v -run '^(TestFirstMCPServer|TestCheckVerdict)$' ./cmd/conform >"$CI_TMP/first-mcp.txt" 2>&1 || { cat "$CI_TMP/first-mcp.txt"; exit 1; }
+CONFORM_REQUIRE_TOOLS=1 CONFORM_TEST_DEEP=1 go test -count=1 -v -run '^(TestFirstMCPServer|TestCheckVerdict)$' ./cmd/conform >"$CI_TMP/first-mcp.txt" 2>&1 || { cat "$CI_TMP/first-mcp.txt"; exit 1; }
 grep -q -- '--- PASS: TestFirstMCPServer ' "$CI_TMP/first-mcp.txt" || { cat "$CI_TMP/first-mcp.txt"; echo "TestFirstMCPServer did not run (skipped?)" >&2; exit 1; }
 grep -E 'names no classes yet' "$CI_TMP/first-mcp.txt" | sed 's/^\s*//' || true
 

@@ -65,6 +65,7 @@ fi
 
 echo "== the matrix page in a real browser (Debian's headless Chromium)"
 scripts/install-chromium.sh
-# CONFORM_BROWSER=require: a missing Chromium fails here instead of skipping.
+# CONFORM_BROWSER=require: a missing Chromium fails here instead of skipping;
+# CONFORM_TEST_DEEP=1: TestClassPageInBrowser is a long scenario (testtool.Long).
 # The screenshot and the hostile page stay in internal/report/testdata/browser-out/.
-CONFORM_BROWSER=require go test -count=1 -v -run '^(TestPage|TestConsoleErrors|TestMatrixHTMLInBrowser|TestImplementationPageInBrowser|TestClassPageInBrowser)$' ./internal/browser/ ./internal/report/
+CONFORM_BROWSER=require CONFORM_TEST_DEEP=1 go test -count=1 -v -run '^(TestPage|TestConsoleErrors|TestMatrixHTMLInBrowser|TestImplementationPageInBrowser|TestClassPageInBrowser)$' ./internal/browser/ ./internal/report/

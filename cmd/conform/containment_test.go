@@ -95,6 +95,9 @@ func TestSuiteRunsNoCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if rt.bin == "javac" {
+				testtool.Long(t, "compiles and packs a Java agent with javac and jar: seconds of CPU; the other runtimes' cases try the same rule")
+			}
 			outside := t.TempDir()
 			marker := filepath.Join(outside, "suite-code-ran")
 			members, files, iut := rt.setup(t, exe, marker)

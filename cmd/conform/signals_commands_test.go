@@ -138,25 +138,25 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 					t.Fatal(err)
 				}
 				// conform ends a command 0.5 s after the signal (stopWait;
-				// 0.50-0.55 s measured on a quiet machine); the rest of the
-				// bound is for a machine shared with other work (1.13 s seen at
-				// a load average of 20 on two cores).
-				limit := 2 * time.Second
-				if c.iut {
-					limit = 5 * time.Second
-				}
+				// 0.50-0.55 s measured on a quiet machine). Not a speed
+				// bound: without the signal none of these commands ends
+				// within a minute (validate and drift wait for ever,
+				// record and matrix for their IUT's 1m timeout, compat has
+				// 20000 pairs to compare), so a minute tells "ended by the
+				// signal" from "ended by its work" however loaded the
+				// machine is, and the exit status 130 checked below says
+				// which.
+				const hangGuard = time.Minute
 				var took time.Duration
 				select {
 				case <-exited:
 					took = time.Since(sent)
-				case <-time.After(30 * time.Second):
+				case <-time.After(hangGuard):
 					cmd.Process.Kill()
 					<-exited
-					t.Fatalf("conform %s still running 30 s after %v:\n%s", c.name, sig, tail(out.String(), 1500))
+					t.Fatalf("conform %s still running %v after %v:\n%s", c.name, hangGuard, sig, tail(out.String(), 1500))
 				}
-				if took > limit {
-					t.Errorf("conform %s took %v to end after %v, want at most %v", c.name, took.Round(time.Millisecond), sig, limit)
-				}
+				t.Logf("conform %s ended %v after %v", c.name, took.Round(time.Millisecond), sig)
 				if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 					t.Errorf("conform %s: exit status %d (%v) after %v, want %d:\n%s", c.name, code, cmd.ProcessState, sig, exitInterrupted, tail(out.String(), 1500))
 				}

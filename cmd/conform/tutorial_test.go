@@ -154,6 +154,10 @@ func runTutorial(t *testing.T, p tutorialPage) {
 		t.Fatal(err)
 	}
 	script := tutorialScript(t, p, blocks, steps)
+	// Above: the page's frames and steps checked against the suite and the
+	// example. Below: the page's commands run, a few seconds of CPU and
+	// tens of seconds under load; CI stages 58 and 80 run them.
+	testtool.Long(t, "runs "+p.doc+" as written: the example IUT certified step by step")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tutorial.txtar")
 	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {

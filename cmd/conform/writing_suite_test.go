@@ -79,6 +79,9 @@ func TestWritingASuite(t *testing.T) {
 	}
 
 	script := writingScript(t, blocks, slow)
+	// Above: the page's JSON checked against the suite format. Below: its
+	// commands run, seconds of CPU; CI stages 57 and 80 run them.
+	testtool.Long(t, "runs "+writingDoc+" as written: the example suite built, validated and run")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "writing-a-suite.txtar")
 	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {

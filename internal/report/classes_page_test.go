@@ -14,6 +14,7 @@ import (
 	"github.com/conform-kit/conform/internal/browser"
 	"github.com/conform-kit/conform/internal/browser/browsertest"
 	"github.com/conform-kit/conform/internal/report"
+	"github.com/conform-kit/conform/internal/testtool"
 	"github.com/conform-kit/conform/runner"
 )
 
@@ -75,6 +76,7 @@ func tinyMatrix(t *testing.T) (*runner.Matrix, *runner.Report) {
 // $CONFORM_ARTIFACTS (default testdata/browser-out).
 func TestClassPageInBrowser(t *testing.T) {
 	exe := browsertest.Need(t)
+	testtool.Long(t, "certifies the tiny MCP server for its matrix, then renders the page in Chromium: about 10 s of CPU; stage 85 runs it")
 	m, rep := tinyMatrix(t)
 	if len(rep.Certifies) == 0 || rep.Summary.Skipped == 0 {
 		t.Fatalf("fixture: the tiny server certifies %v with %d skipped; want classes and skipped vectors", rep.Certifies, rep.Summary.Skipped)

@@ -23,6 +23,7 @@ import (
 	conform "github.com/conform-kit/conform"
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 // directSuite is a suite root and the schema files direct is compared on.
@@ -436,13 +437,11 @@ func normalizeViolations(vs []Violation) []Violation {
 func TestDirectAgreesOnSuiteFrames(t *testing.T) {
 	t.Parallel()
 	// Mutations from a fixed seed: CI stage 80 sets CONFORM_TEST_DEEP=1
-	// for twice as many (2 paths of a 32nd of the frames); plain go test
-	// checks half as many (issue 31: go test ./... within a minute warm).
-	maxPaths, sample := 1, 64
-	switch {
-	case testing.Short():
-		maxPaths, sample = 1, 128
-	case os.Getenv("CONFORM_TEST_DEEP") == "1":
+	// for 2 paths of a 32nd of the frames; plain go test checks a quarter
+	// as many, 1 path of a 128th (issue 31: go test ./... within a minute
+	// warm; docs/maintaining.md).
+	maxPaths, sample := 1, 128
+	if testtool.Deep() {
 		maxPaths, sample = 2, 32
 	}
 	for _, ds := range directSuites(t) {

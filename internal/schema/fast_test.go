@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/conform-kit/conform/internal/canon"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 // suiteFS is the repository root, the suite as files.
@@ -292,13 +293,11 @@ func TestFastAgreesOnSuiteFrames(t *testing.T) {
 	// library, the costly part. The mutations are drawn from a fixed seed,
 	// so each depth checks the same frames every run. CI stage 80 sets
 	// CONFORM_TEST_DEEP=1 (4 paths of every root frame, a 24th of the
-	// frames for each subtype: about 11 s of CPU); plain go test checks
-	// half as many (issue 31: go test ./... within a minute warm).
-	maxPaths, sample := 2, 48
-	switch {
-	case testing.Short():
-		maxPaths, sample = 1, 96
-	case os.Getenv("CONFORM_TEST_DEEP") == "1":
+	// frames for each subtype: about 11 s of CPU); plain go test checks a
+	// quarter as many, 1 path of a 96th (issue 31: go test ./... within a
+	// minute warm; docs/maintaining.md).
+	maxPaths, sample := 1, 96
+	if testtool.Deep() {
 		maxPaths, sample = 4, 24
 	}
 	for _, file := range []string{"schemas/control.v1.json", "schemas/control.v2.json"} {

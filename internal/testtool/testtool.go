@@ -118,3 +118,27 @@ func NeedLoopback(t testing.TB) {
 		t.Skipf("needs a loopback network: %v (skipped; CI sets %s=1 and fails here)", err, RequireEnv)
 	}
 }
+
+// DeepEnv is the environment variable that makes the tests run at full
+// size when it is "1": the long scenarios ([Long]) and the larger samples
+// of the differential tests ([Deep]). CI stage 80 sets it; plain
+// `go test ./...` leaves it unset and stays within its time budget
+// (docs/maintaining.md "What go test needs").
+const DeepEnv = "CONFORM_TEST_DEEP"
+
+// Deep reports whether DeepEnv is "1": a test then checks its larger
+// sample.
+func Deep() bool { return os.Getenv(DeepEnv) == "1" }
+
+// Long skips t unless DeepEnv is "1": a scenario whose cost (tens of
+// seconds of CPU, or a machine deliberately loaded) CI pays and a
+// developer's `go test ./...` does not. why says what the scenario proves
+// and what it costs; the skip message starts with "long scenario" and
+// names the variable, so that a CI stage that sets it can fail on any
+// such skip.
+func Long(t testing.TB, why string) {
+	t.Helper()
+	if !Deep() {
+		t.Skipf("long scenario (%s): runs with %s=1, as CI stage 80 does", why, DeepEnv)
+	}
+}

@@ -48,3 +48,18 @@ func TestNeedSkipsOrFails(t *testing.T) {
 		t.Errorf("go is usable: skipped %q failed %q", f.skipped, f.failed)
 	}
 }
+
+func TestLong(t *testing.T) {
+	t.Setenv(DeepEnv, "")
+	f := &fakeTB{}
+	Long(f, "x")
+	if !strings.HasPrefix(f.skipped, "long scenario") {
+		t.Errorf("%s unset: skipped %q, want a long scenario skip", DeepEnv, f.skipped)
+	}
+	t.Setenv(DeepEnv, "1")
+	f = &fakeTB{}
+	Long(f, "x")
+	if f.skipped != "" || f.failed != "" {
+		t.Errorf("%s=1: skipped %q failed %q, want the test to run", DeepEnv, f.skipped, f.failed)
+	}
+}
