@@ -49,13 +49,15 @@ func bounds(cfg Config, ver *suite.Version) (grace, quiet time.Duration) {
 // quietBound returns the session's quiet bound, 0 for none: the run's
 // (Config.Quiet, resolved by [bounds]), raised to the vector's expect.quiet
 // when that is larger, or turned off by an expect.quiet of 0. It bounds only
-// waits for replies (and awaited frames) the IUT owes: a vector that expects
-// the IUT to exit with stdin open (expect.exit) waits the whole timeout for
-// it, as an IUT may be silent while it ends; in spawned mode the host's own
-// lines are read after the session. A bound not below the timeout is none.
+// waits for replies (and awaited frames) the IUT owes: in a vector that
+// expects the IUT to exit with stdin open (expect.exit) it bounds the waits
+// of its await items, but once every await is met the wait for the exit is
+// the whole timeout's, as an IUT may be silent while it ends (exitWait); in
+// spawned mode the host's own lines are read after the session. A bound not
+// below the timeout is none.
 func (s *session) quietBound() time.Duration {
 	q := s.p.cfg.Quiet
-	if s.spawned || s.mustExit || s.mayExit || q <= 0 {
+	if s.spawned || q <= 0 {
 		return 0
 	}
 	if d, set := s.v.Expect.QuietBound(); set {
@@ -114,6 +116,12 @@ func (q *quietWait) expired(now time.Time, stderr int64, pending bool) bool {
 	}
 	q.timer.Reset(q.bound - idle)
 	return false
+}
+
+// exitWait reports whether the session only waits for the IUT to end by
+// itself (expect.exit, every await met): a wait the quiet bound does not end.
+func (s *session) exitWait() bool {
+	return (s.mustExit || s.mayExit) && s.next >= len(s.l.gates)
 }
 
 func (q *quietWait) stop() {

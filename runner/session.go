@@ -515,6 +515,11 @@ wait:
 		case now := <-s.quiet.c():
 			// A line read but not yet taken is activity too.
 			if s.quiet.expired(now, s.stderrBytes(), len(lines) > 0) {
+				if s.exitWait() {
+					s.quiet.active(now, false, nil)
+					s.quiet.timer.Reset(s.quiet.bound)
+					continue
+				}
 				s.timedOut, s.quietEnded = true, true
 				break wait
 			}
@@ -633,6 +638,8 @@ func (s *session) judge() {
 		s.sp.judge(o, p.cfg.Spawn, ex, s.timedOut, pending, p.cfg.Timeout)
 	case ex.Signal != "" && ex.Stopped == "" && v.Expect.Exit != "any":
 		o.add(FindingKilledBySignal, s.afterInputStatus(), "the IUT was killed by %s%s", ex.Signal, s.afterInputNote())
+	case s.mustExit && s.timedOut && s.quietEnded:
+		o.add(FindingExitMissing, Timeout, "the IUT did not exit with stdin open (the vector expects exit %s; an await was unmet, so the rest of the input was not written): %s", v.Expect.Exit, s.waitEnd())
 	case s.mustExit && s.timedOut:
 		o.add(FindingExitMissing, Timeout, "the IUT did not exit within %s with stdin open (the vector expects exit %s)", p.cfg.Timeout, v.Expect.Exit)
 	case s.mustExit:

@@ -58,6 +58,23 @@ if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
   git checkout -- "${generated[@]}"
 fi
 
+echo "== the committed LSP matrix is current (docs/lsp-matrix.md, docs/lsp-matrix.html, docs/lsp-matrix/)"
+# From the reports stage 54-lsp saved; gated like the MCP matrix: each
+# language server's verdict and counts (a third-party server's exact output,
+# and gopls' verdict, differ between runs: .ci/stages/54-lsp.sh).
+scripts/matrix.sh --suite lsp --reports "$CI_TMP/reports" --no-build
+generated=(docs/lsp-matrix.md docs/lsp-matrix.html docs/lsp-matrix impl/lsp-*/README.md)
+if [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+  git status --porcelain -- "${generated[@]}"
+  git --no-pager diff -- docs/lsp-matrix.md | head -n 80 || true
+  if git --no-pager diff -U0 -- docs/lsp-matrix.md | grep -E '^[-+]\| \[lsp' | grep -qv '^[-+]| \[lsp-gopls\]'; then
+    echo "the committed LSP matrix is stale (a verdict or count differs): run scripts/matrix.sh --suite lsp and commit docs/lsp-matrix*, impl/lsp-*/README.md" >&2
+    exit 1
+  fi
+  echo "note: the LSP matrix pages differ from this run in results that decide no verdict or count, or in gopls' racy row (above); verdicts and counts are current"
+  git checkout -- "${generated[@]}"
+fi
+
 # On a CI system with step summaries (GitHub Actions), the matrix is shown there.
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat docs/matrix.md >> "$GITHUB_STEP_SUMMARY"
