@@ -47,6 +47,9 @@ var (
 	// keywordRE lists the longer forms first so that "MUST NOT" is not read
 	// as "MUST"; \b keeps URL_ELICITATION_REQUIRED or "MUSTER" out.
 	keywordRE = regexp.MustCompile(`\b(MUST NOT|MUST|REQUIRED|SHALL NOT|SHALL|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\b`)
+	// keywordAnyCaseRE is keywordRE in any case, for specifications that
+	// write their requirements in lower case (LSP 3.17, DAP).
+	keywordAnyCaseRE = regexp.MustCompile(`(?i)` + keywordRE.String())
 )
 
 // minReason is the shortest reason (bytes) a marker may give: "because it
@@ -73,7 +76,19 @@ func KeywordLevel(keyword string) string {
 // Derive reads a vector's source and returns the level it rests on. Errors:
 // an odd number of double quotes (a quote left open), more than one marker,
 // or a marker whose reason is shorter than 20 bytes.
-func Derive(source string) (Basis, error) {
+func Derive(source string) (Basis, error) { return derive(source, keywordRE) }
+
+// DeriveAnyCase is [Derive] for a specification that writes its
+// requirements in lower case ("it must error the request": LSP 3.17, DAP
+// 1.71): keywords count in any case, and Basis.Keyword is given in lower
+// case ("must not"). suites/lsp/levels uses it.
+func DeriveAnyCase(source string) (Basis, error) {
+	b, err := derive(source, keywordAnyCaseRE)
+	b.Keyword = strings.ToLower(b.Keyword)
+	return b, err
+}
+
+func derive(source string, keywords *regexp.Regexp) (Basis, error) {
 	if n := strings.Count(source, `"`); n%2 != 0 {
 		return Basis{}, fmt.Errorf("source has %d double quotes: a quoted phrase is left open", n)
 	}
@@ -89,8 +104,8 @@ func Derive(source string) (Basis, error) {
 	}
 	best := -1
 	for _, q := range quoteRE.FindAllStringSubmatch(source, -1) {
-		for _, k := range keywordRE.FindAllString(q[1], -1) {
-			if s := strength[KeywordLevel(k)]; s > best {
+		for _, k := range keywords.FindAllString(q[1], -1) {
+			if s := strength[KeywordLevel(strings.ToUpper(k))]; s > best {
 				best, b.Keyword, b.Quote = s, k, q[1]
 			}
 		}
@@ -100,7 +115,7 @@ func Derive(source string) (Basis, error) {
 	}
 	b.Level = Informational
 	if b.Keyword != "" {
-		b.Level = KeywordLevel(b.Keyword)
+		b.Level = KeywordLevel(strings.ToUpper(b.Keyword))
 	}
 	return b, nil
 }
