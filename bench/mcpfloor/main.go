@@ -45,7 +45,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/conform-kit/conform/internal/canon"
@@ -245,7 +244,7 @@ func (d *driver) run() (int, bool) {
 	d.cond = sync.NewCond(&d.mu)
 	d.replies = map[string]any{}
 	cmd := exec.Command(d.argv[0], d.argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	cmd.Stderr = io.Discard
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -396,10 +395,10 @@ func (d *driver) run() (int, bool) {
 	select {
 	case <-exited:
 	case <-time.After(min(d.grace, max(time.Until(deadline), 0)+d.grace)):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		<-exited
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what is left of its group
+	killGroup(cmd) // what is left of its group
 	return n, timedOut
 }
 
