@@ -85,9 +85,11 @@ func TestMemoryBoundCountsOutsideHeap(t *testing.T) {
 	if heap+4 >= limit {
 		t.Skipf("live heap %d MiB too close to the resident %d MiB to tell them apart", heap, rss)
 	}
-	// the whole comparison stays well within the bound's margin: 120 MiB
+	// a pair large enough for the bound to be read while it runs (a pair
+	// of 20 is now proved before the first reading); it stays within the
+	// bound's margin: 120 MiB
 	// of allocation would be needed before the live heap reached it
-	_, err := compat.Compare(context.Background(), mutualDefs(20, false), mutualDefs(20, true), compat.Options{MemoryLimit: limit << 20})
+	_, err := compat.Compare(context.Background(), mutualDefs(500, false), mutualDefs(500, true), compat.Options{MemoryLimit: limit << 20})
 	t.Logf("resident %d MiB, live heap %d MiB, bound %d MiB: %v", rss, heap, limit, err)
 	if got := kiterr.CodeOf(err); got != kiterr.CompatMemory {
 		t.Fatalf("Compare with a bound of %d MiB below the resident %d MiB: %v, want COMPAT_MEMORY", limit, rss, err)
