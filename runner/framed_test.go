@@ -11,9 +11,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,48 +27,14 @@ import (
 // goldens from the good framed server and opens it.
 func framedSuite(t *testing.T) *runner.Suite {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join("testdata", "framed")
-	if _, err := os.Stat(src); err != nil {
-		t.Fatalf("fixture suite %s missing: %v", src, err)
-	}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	s, up := goldenSuite(t, fixtureDir(t, "framed", nil), func(s *runner.Suite) runner.Config {
+		if s.Framing != frame.ContentLength {
+			t.Fatalf("the framed suite loaded with framing %q", s.Framing)
 		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+		return framedConfig(t, s, "framed-good")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.WriteManifest(dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openDir(t, dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Framing != frame.ContentLength {
-		t.Fatalf("the framed suite loaded with framing %q", s.Framing)
-	}
-	up, err := runner.UpdateGolden(context.Background(), framedConfig(t, s, "framed-good"), dir)
-	if err != nil {
-		t.Fatalf("golden --update with the good server: %v", err)
-	}
 	if up.Written != 6 {
 		t.Fatalf("golden update wrote %d golden files, want 6", up.Written)
-	}
-	s, err = openDir(t, dir, false)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return s
 }

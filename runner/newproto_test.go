@@ -6,8 +6,6 @@ package runner_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,28 +17,12 @@ import (
 // server.
 func rpcSuiteWith(t *testing.T, vectors map[string]string) *runner.Suite {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "rpc"))); err != nil {
-		t.Fatal(err)
-	}
-	for name, v := range vectors {
-		if err := os.WriteFile(filepath.Join(dir, "vectors", "v1", "server", name), []byte(v), 0o644); err != nil {
-			t.Fatal(err)
+	dir := fixtureDir(t, "rpc", func(dir string) {
+		for name, v := range vectors {
+			addVector(t, dir, name, v)
 		}
-	}
-	if _, err := runner.WriteManifest(dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openDir(t, dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.UpdateGolden(context.Background(), rpcConfig(t, s, "rpc-good"), dir); err != nil {
-		t.Fatalf("golden --update with the good server: %v", err)
-	}
-	if s, err = openDir(t, dir, false); err != nil {
-		t.Fatal(err)
-	}
+	})
+	s, _ := goldenSuite(t, dir, func(s *runner.Suite) runner.Config { return rpcConfig(t, s, "rpc-good") })
 	return s
 }
 

@@ -8,8 +8,6 @@ package runner_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,35 +40,11 @@ const quietVector = `{"id": "quiet-drop", "version": 1, "kind": "session", "leve
 // by the good server.
 func quietSuite(t *testing.T, version string) *runner.Suite {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "rpc"))); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vectors", "v1", "server", "quiet-drop.json"), []byte(quietVector), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	manifest := filepath.Join(dir, "suite.json")
-	b, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = []byte(strings.Replace(string(b), `"preflight":`, version+` "preflight":`, 1))
-	if err := os.WriteFile(manifest, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.WriteManifest(dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openDir(t, dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.UpdateGolden(context.Background(), rpcConfig(t, s, "rpc-good"), dir); err != nil {
-		t.Fatalf("golden --update with the good server: %v", err)
-	}
-	if s, err = openDir(t, dir, false); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixtureDir(t, "rpc", func(dir string) {
+		addVector(t, dir, "quiet-drop.json", quietVector)
+		editSuiteJSON(t, dir, `"preflight":`, version+` "preflight":`)
+	})
+	s, _ := goldenSuite(t, dir, func(s *runner.Suite) runner.Config { return rpcConfig(t, s, "rpc-good") })
 	return s
 }
 

@@ -9,7 +9,6 @@ package runner_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,47 +27,70 @@ import (
 // from the good server (golden --update) and opens it.
 func rpcSuite(t *testing.T) *runner.Suite {
 	t.Helper()
-	dir := t.TempDir()
-	src := filepath.Join("testdata", "rpc")
-	if _, err := os.Stat(src); err != nil {
-		t.Fatalf("fixture suite %s missing: %v", src, err)
+	s, up := goldenSuite(t, fixtureDir(t, "rpc", nil), func(s *runner.Suite) runner.Config { return rpcConfig(t, s, "rpc-good") })
+	if up.Fixtures != 1 || up.Written != 17 {
+		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 17 and 1", up.Written, up.Fixtures)
 	}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
+	return s
+}
+
+// fixtureDir copies the fixture suite testdata/<name> into a temporary
+// directory, lets edit change the copy (nil: none), seals its manifest
+// and returns the directory.
+func fixtureDir(t *testing.T, name string, edit func(dir string)) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", name))); err != nil {
+		t.Fatalf("fixture suite %s: %v", name, err)
+	}
+	if edit != nil {
+		edit(dir)
 	}
 	if _, err := runner.WriteManifest(dir); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// addVector writes the vector file name (content v) into dir's
+// vectors/v1/server.
+func addVector(t *testing.T, dir, name, v string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "vectors", "v1", "server", name), []byte(v), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editSuiteJSON replaces the first old in dir's suite.json with new.
+func editSuiteJSON(t *testing.T, dir, old, new string) {
+	t.Helper()
+	manifest := filepath.Join(dir, "suite.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// goldenSuite makes the goldens of the suite in dir with golden --update
+// from the configuration cfg gives (a good fake server), and returns the
+// suite opened again with its digests checked, and what the update did.
+func goldenSuite(t *testing.T, dir string, cfg func(*runner.Suite) runner.Config) (*runner.Suite, *runner.GoldenUpdate) {
+	t.Helper()
 	s, err := openDir(t, dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := runner.UpdateGolden(context.Background(), rpcConfig(t, s, "rpc-good"), dir)
+	up, err := runner.UpdateGolden(context.Background(), cfg(s), dir)
 	if err != nil {
 		t.Fatalf("golden --update with the good server: %v", err)
 	}
-	if up.Fixtures != 1 || up.Written != 17 {
-		t.Fatalf("golden update wrote %d golden files and kept %d fixture vectors, want 17 and 1", up.Written, up.Fixtures)
-	}
-	s, err = openDir(t, dir, false)
-	if err != nil {
+	if s, err = openDir(t, dir, false); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, up
 }
 
 // openDir opens the suite in dir through an os.Root, with its digests

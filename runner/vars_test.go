@@ -3,8 +3,6 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,37 +31,16 @@ const varsVector = `{"id": "vars-echo", "version": 1, "kind": "session", "level"
 // goldens made by the good server with the defaults.
 func varsSuite(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "rpc"))); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vectors", "v1", "server", "vars-echo.json"), []byte(varsVector), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	manifest := filepath.Join(dir, "suite.json")
-	b, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = []byte(strings.Replace(string(b), `"versions":`, `"vars": {
+	dir := fixtureDir(t, "rpc", func(dir string) {
+		addVector(t, dir, "vars-echo.json", varsVector)
+		editSuiteJSON(t, dir, `"versions":`, `"vars": {
   "text": {"default": "hi", "description": "a word"},
   "params": {"default": {"text": "from an object"}, "description": "echo's params"},
   "uri": {"default": "file://${work}/doc.txt", "description": "the document"},
   "file": {"default": "${work}/in/name.txt", "description": "a file"}},
- "versions":`, 1))
-	if err := os.WriteFile(manifest, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.WriteManifest(dir); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openDir(t, dir, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.UpdateGolden(context.Background(), rpcConfig(t, s, "rpc-good"), dir); err != nil {
-		t.Fatalf("golden --update with the good server: %v", err)
-	}
+ "versions":`)
+	})
+	goldenSuite(t, dir, func(s *runner.Suite) runner.Config { return rpcConfig(t, s, "rpc-good") })
 	return dir
 }
 
