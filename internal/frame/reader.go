@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 )
@@ -211,6 +212,25 @@ func unframed(line []byte) *Error {
 		reason = "a bare JSON line came where a header must start"
 	}
 	return newError(Unframed, reason, line, len(line))
+}
+
+// Body returns the next body for a reader that ends at the first break
+// of the framing, as the suites' reference servers do: io.EOF at the end
+// of the stream between messages, an error wrapping io.ErrUnexpectedEOF
+// (and the [*Error]) when the stream ended inside a message, and
+// otherwise the message's error ([*Error], [ErrTooLarge]), including a
+// header defect that left the body readable.
+func (r *Reader) Body() ([]byte, error) {
+	m, ok := r.Next()
+	switch {
+	case !ok:
+		return nil, io.EOF
+	case m.Err == nil:
+		return m.Body, nil
+	case m.Partial:
+		return nil, fmt.Errorf("%w: %w", io.ErrUnexpectedEOF, m.Err)
+	}
+	return nil, m.Err
 }
 
 // LooksFramed reports whether b, the first bytes of a stream, starts as a

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -28,10 +27,10 @@ func main() {
 
 // run serves one debug session on in and out and returns the exit status.
 func run(ctx context.Context, in io.Reader, out, errOut io.Writer) int {
-	r := bufio.NewReaderSize(in, 4096)
+	r := newReader(in)
 	s := &session{out: out}
 	for ctx.Err() == nil {
-		content, err := readMessage(r)
+		content, err := r.Body()
 		if err == io.EOF {
 			return 0
 		}

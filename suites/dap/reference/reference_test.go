@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/conform-kit/conform/internal/frame"
 )
 
 // frames frames each content part as a client would.
@@ -26,10 +27,10 @@ func frames(parts ...string) string {
 // contents reads back every message the adapter wrote.
 func contents(t *testing.T, out []byte) []string {
 	t.Helper()
-	r := bufio.NewReader(bytes.NewReader(out))
+	r := newReader(bytes.NewReader(out))
 	var got []string
 	for {
-		c, err := readMessage(r)
+		c, err := r.Body()
 		if err == io.EOF {
 			return got
 		}
@@ -108,6 +109,13 @@ func quote(s string) string {
 	return b.String()
 }
 
+// errHeader stands in TestReadMessage's cases for a header the adapter
+// cannot read: a [*frame.Error] that is not a cut stream.
+var errHeader = errors.New("invalid header part")
+
+// TestReadMessage: the adapter's reader (internal/frame through
+// newReader) gives the content, io.EOF, io.ErrUnexpectedEOF or a header
+// error for each input.
 func TestReadMessage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -124,13 +132,17 @@ func TestReadMessage(t *testing.T) {
 		{"not a number", "Content-Length: two\r\n\r\n{}", "", errHeader},
 		{"field without colon", "Content-Length 2\r\n\r\n{}", "", errHeader},
 		{"a bare JSON line", "{\"seq\":1}\n", "", errHeader},
-		{"header over bound", "X: " + strings.Repeat("a", maxHeader) + "\r\n\r\n", "", errHeader},
+		{"header over bound", "X: " + strings.Repeat("a", frame.MaxHeader) + "\r\n\r\n", "", errHeader},
 		{"truncated header", "Content-Length: 2\r\n", "", io.ErrUnexpectedEOF},
 		{"truncated content", "Content-Length: 5\r\n\r\n{}", "", io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := readMessage(bufio.NewReaderSize(strings.NewReader(tc.in), 4096))
+			got, err := newReader(strings.NewReader(tc.in)).Body()
+			var fe *frame.Error
+			if tc.err == errHeader && errors.As(err, &fe) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				err = errHeader // a header the adapter cannot read, as internal/frame reports it
+			}
 			if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}

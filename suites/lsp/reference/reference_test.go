@@ -19,7 +19,7 @@ func session(t *testing.T, bodies ...string) ([]map[string]any, int) {
 	t.Helper()
 	var in bytes.Buffer
 	for _, b := range bodies {
-		in.Write(frame([]byte(b)))
+		in.Write(encode([]byte(b)))
 	}
 	return sessionRaw(t, in.Bytes())
 }
@@ -31,7 +31,7 @@ func sessionRaw(t *testing.T, in []byte) ([]map[string]any, int) {
 	r := newReader(&out)
 	var got []map[string]any
 	for {
-		body, err := r.next()
+		body, err := r.Body()
 		if err == io.EOF {
 			break
 		}

@@ -81,7 +81,7 @@ func run(in io.Reader, out io.Writer, stderr io.Writer) int {
 	s := &server{out: out, enc: encUTF16, docs: map[string]*document{}, progress: map[string]string{}}
 	r := newReader(in)
 	for {
-		body, err := r.next()
+		body, err := r.Body()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				// End of input is no exit notification: 0 only when the
@@ -517,5 +517,5 @@ func (s *server) send(msg map[string]any) {
 	if err != nil {
 		panic(err) // every message is built from JSON-safe values
 	}
-	_, _ = s.out.Write(frame(body))
+	_, _ = s.out.Write(encode(body))
 }
