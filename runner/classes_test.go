@@ -229,3 +229,18 @@ func TestReadReportClasses(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightStartErrorSurfaces: an IUT that cannot be started is
+// IUT_START even when the only vector selected belongs to a class the
+// preflight would have derived: the failed preflight judges no such class,
+// so no other vector starts the IUT and the start error was lost (a
+// NOTHING_PASSED report, exit 1, before).
+func TestPreflightStartErrorSurfaces(t *testing.T) {
+	t.Parallel()
+	cfg := runner.Config{Suite: mcpSuite(t), Role: "server", Command: []string{filepath.Join(t.TempDir(), "no-such-server")},
+		Filters: []string{"tools-call-echo"}, Jobs: 2, Timeout: 10 * time.Second, PreflightCache: t.TempDir()}
+	rep, err := runner.Run(context.Background(), cfg)
+	if got := kiterr.CodeOf(err); got != kiterr.IUTStart {
+		t.Fatalf("error %v (code %q), report %v; want IUT_START", err, got, rep != nil)
+	}
+}

@@ -992,9 +992,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if !reused && rep.Partial && cfg.Shard == nil {
 		ahead = p.runAlongside(ctx)
 	}
-	if reused {
-		// The preflight passed when its entry was written.
-	} else if pre, ok := p.preflight(ctx); !ok {
+	var pre Result
+	ok := true
+	if !reused {
+		if pre, ok, err = p.preflight(ctx); err != nil {
+			// The IUT could not be started (or the kit could not write its
+			// directory): an error of the run, whether or not another
+			// vector would have started it (a --filter of a class the
+			// failed preflight left unjudged starts no other).
+			ahead.discard()
+			return nil, err
+		}
+	}
+	if !ok {
 		ahead.discard()
 		rep.Preflight = &pre
 		for _, v := range p.vectors {
@@ -1459,10 +1469,10 @@ func codeOr(err error, def kiterr.Code) string {
 // preflight runs the version's preflight vector, if it names one of the
 // role's vectors, and reports whether the IUT passed it (or there is none).
 // A failing result gets a finding that says the IUT does not speak the
-// version.
-func (p *plan) preflight(ctx context.Context) (Result, bool) {
+// version. Errors: those of the session (IUT_START, IO).
+func (p *plan) preflight(ctx context.Context) (Result, bool, error) {
 	if p.ver.Preflight == "" {
-		return Result{}, true
+		return Result{}, true, nil
 	}
 	var pv suite.Ref
 	for _, v := range p.sessions {
@@ -1471,20 +1481,23 @@ func (p *plan) preflight(ctx context.Context) (Result, bool) {
 		}
 	}
 	if pv.ID == "" {
-		return Result{}, true
+		return Result{}, true, nil
 	}
 	res, out, err := p.vectorOutcome(ctx, pv)
+	if err != nil {
+		return res, false, err
+	}
 	if err == nil && out != nil {
 		// What a vector's requires is checked against.
 		p.preflightFrames = out.raw
 		p.preflightPassed = res.Status == Pass
 	}
-	if err != nil || res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
-		return res, true // start errors and bad input surface in the main run
+	if res.Status == Pass || res.Status == Invalid || ctx.Err() != nil {
+		return res, true, nil // bad input surfaces in the main run
 	}
 	res.Findings = append(res.Findings, Finding{Code: FindingVersionUnsupported, Status: res.Status,
 		Message: fmt.Sprintf("the IUT did not pass the preflight vector %s (%s), which the suite runs first to check that the IUT speaks version %s of its protocol, so the other vectors were not run; the findings before this one say why (an IUT of another version answers in that version's form or names no version both share; a crash or a timeout is just that)", pv.ID, res.Status, versionName(p.ver))})
-	return res, false
+	return res, false, nil
 }
 
 // versionName names a suite version for messages: its number, with its
