@@ -226,7 +226,7 @@ func validateRecording(ctx context.Context, s *runner.Suite, version int, path s
 	if st.Failed > 0 {
 		verdict = "INVALID"
 	}
-	fmt.Fprintf(out, "%s %s: %d frames, %d control (%d requests, %d replies, %d cancels); %d replies matched, %d checked against ReplyBySubtype; %d failed, %d notes\n",
+	fmt.Fprintf(out, "%s %s: %d frames, %d correlated (%d requests, %d replies, %d cancels); %d replies matched, %d checked against their method's reply schema; %d failed, %d notes\n",
 		verdict, path, st.Frames, st.Control, st.Requests, st.Replies, st.Cancels, st.Matched, st.BodiesChecked, st.Failed, st.Notes)
 	return st.Failed == 0, nil
 }
