@@ -139,3 +139,8 @@ func BuildMatrix(inputs []MatrixInput) (*Matrix, error) { return result.BuildMat
 // Repro returns the conform arguments that rerun vector id of a run made
 // with invocation (see [result.Repro]).
 func Repro(invocation []string, id string) []string { return result.Repro(invocation, id) }
+
+// IntermittentPrefix starts the reason of an expected-failure entry for a
+// failure that happens in some runs only: "intermittent: <why>"
+// (docs/profiles.md "Expected failures").
+const IntermittentPrefix = result.IntermittentPrefix

@@ -1077,10 +1077,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// IntermittentPrefix starts the reason of an expected-failure entry for a
-// failure that happens in some runs only: "intermittent: <why>".
-const IntermittentPrefix = "intermittent:"
-
 // applyExpectations turns a result of a vector the expected-failure list
 // names into XFAIL (it did not pass) or XPASS (it passed: the list is
 // stale); it leaves results already judged so, and NOT_RUN, INVALID,

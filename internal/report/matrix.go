@@ -385,7 +385,7 @@ func newImplView(m *result.Matrix, name string, o MatrixOptions, ext string) imp
 		}
 		c := sec.Columns[col]
 		verdicts = append(verdicts, c.Verdict)
-		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c.Summary), Certifies: inert(strings.Join(c.Certifies, "+"))})
+		iv.Cells = append(iv.Cells, implCell{Verdict: c.Verdict, Counts: shortCounts(c), Certifies: inert(strings.Join(c.Certifies, "+"))})
 		sum = addCounts(sum, c.Summary)
 		is := newImplSection(sec, col, prefix, o)
 		if inline {
@@ -593,11 +593,19 @@ func columnNotes(c result.MatrixColumn) []string {
 }
 
 // shortCounts is the overview's counts of a column: required and
-// recommended vectors passed, excused, failed, skipped and not run.
-func shortCounts(s result.Counts) string {
-	parts := []string{fmt.Sprintf("%d passed", s.Passed)}
-	if s.XFail > 0 {
-		parts = append(parts, fmt.Sprintf("%d xfail", s.XFail))
+// recommended vectors passed, excused, failed, skipped and not run. The
+// intermittent ones (PASS or XFAIL under an entry marked intermittent,
+// [result.MatrixColumn.Intermittent]) are taken out of passed and xfail
+// and counted apart, so that a race in the IUT does not change the line.
+func shortCounts(c result.MatrixColumn) string {
+	s := c.Summary
+	passed, xfail := s.Passed-c.IntermittentPassed, s.XFail-(c.Intermittent-c.IntermittentPassed)
+	parts := []string{fmt.Sprintf("%d passed", passed)}
+	if xfail > 0 {
+		parts = append(parts, fmt.Sprintf("%d xfail", xfail))
+	}
+	if c.Intermittent > 0 {
+		parts = append(parts, fmt.Sprintf("%d intermittent", c.Intermittent))
 	}
 	parts = append(parts, fmt.Sprintf("%d failed", s.Failed+s.XPass))
 	if n := s.Required.Skipped + s.Recommended.Skipped; n > 0 {

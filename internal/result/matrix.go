@@ -210,6 +210,13 @@ type MatrixColumn struct {
 	Preflight *MatrixPreflight `json:"preflight,omitempty"`
 	// Problems counts the report's kit input errors.
 	Problems int `json:"problems,omitempty"`
+	// Intermittent counts the required and recommended results (PASS or
+	// XFAIL) whose expected-failure reason starts with
+	// [IntermittentPrefix]: the overview counts them apart from passed and
+	// xfail, so that its counts are the same whichever way the race went.
+	// IntermittentPassed is how many of them passed this time.
+	Intermittent       int `json:"intermittent,omitempty"`
+	IntermittentPassed int `json:"intermittent_passed,omitempty"`
 	// Started is when the run started (the report's, UTC; zero when it
 	// does not say) and Kit the conform build that made it: pages show
 	// the run's date and kit from them, so the same reports give the
@@ -476,6 +483,13 @@ func buildSection(role string, version int, ins []MatrixInput) (MatrixSection, e
 		sec.Columns = append(sec.Columns, col)
 		byID[i] = map[string]Result{}
 		for _, res := range rep.Results {
+			if res.Intermittent() {
+				c := &sec.Columns[len(sec.Columns)-1]
+				c.Intermittent++
+				if res.Status == Pass {
+					c.IntermittentPassed++
+				}
+			}
 			if lvl, ok := levels[res.ID]; ok && lvl != res.Level {
 				return sec, kiterr.New(kiterr.ReportSuiteMismatch, "vector %s is %s in one report and %s in the report of %q", res.ID, lvl, res.Level, in.Name)
 			}

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/internal/compare"
@@ -456,6 +457,18 @@ func (r Result) Failed() bool {
 		return true
 	}
 	return r.Level != "informational"
+}
+
+// IntermittentPrefix starts the reason of an expected-failure entry for a
+// failure that happens in some runs only: "intermittent: <why>"
+// (docs/profiles.md "Expected failures").
+const IntermittentPrefix = "intermittent:"
+
+// Intermittent reports whether r is a required or recommended result that
+// passed or failed as expected under an expected-failure entry marked
+// intermittent ([IntermittentPrefix]).
+func (r Result) Intermittent() bool {
+	return (r.Status == Pass || r.Status == XFail) && r.Level != LevelInformational && strings.HasPrefix(r.Reason, IntermittentPrefix)
 }
 
 // Counts summarizes a report.
