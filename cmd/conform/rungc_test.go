@@ -28,6 +28,27 @@ func TestHeadroomPercent(t *testing.T) {
 	}
 }
 
+// TestSoftLimit: the soft memory limit is the heap's goal (live plus
+// GOGC percent of it) plus the runtime's own memory, so it never holds a
+// run below the heap it keeps, and it grows with the live heap.
+func TestSoftLimit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		live uint64
+		want int64
+	}{
+		{0, 8 << 20},
+		{2 << 20, (4 + 8) << 20},     // GOGC=100: goal 4 MiB
+		{6 << 20, (9 + 8) << 20},     // GOGC=50: goal 9 MiB
+		{100 << 20, (150 + 8) << 20}, // a run that keeps 100 MiB may use 158
+	}
+	for _, tc := range tests {
+		if got := softLimit(tc.live, headroomPercent(tc.live)); got != tc.want {
+			t.Errorf("softLimit(%d MiB) = %d MiB, want %d MiB", tc.live>>20, got>>20, tc.want>>20)
+		}
+	}
+}
+
 // onEachGC's function runs after every collection, not just the first,
 // until it returns false.
 func TestOnEachGC(t *testing.T) {
