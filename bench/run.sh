@@ -158,6 +158,7 @@ mkdir -p "$BIN"
 (cd "$ROOT" && go build -o "$BIN/conform" ./cmd/conform &&
 	go build -o "$BIN/conform-reference" ./cmd/conform-reference &&
 	go build -o "$BIN/baredriver" ./bench/baredriver &&
+	go build -o "$BIN/equaldriver" ./bench/equaldriver &&
 	go build -o "$BIN/canonbench" ./bench/canonbench &&
 	go build -o "$BIN/abtime" ./bench/abtime &&
 	go build -o "$BIN/gen" ./bench/gen &&
@@ -246,6 +247,27 @@ ab 1k "$BIN/baredriver" -j "$JOBS" "$S1K/vectors" -- "${REF[@]}" ::: 1k-run "$CO
 grep -q '^CERTIFIED' "$WORK/1k-run.out" || { log "conform run on 1k did not certify:"; tail -5 "$WORK/1k-run.out" >&2; AB_RC=1; }
 RUN1K_T=$AB_RUN_W RUN1K_RSS=$AB_RSS RUN1K_RC=$AB_RC SELF1K=$AB_SELF
 abrows "1k vectors"
+# The driver of equal work (bench/equaldriver: per vector the same reads,
+# temporary directory, containment, parsing, validation, normalization,
+# canonical form and golden comparison, with the kit's own packages, and
+# none of the runner's plan) against conform run, interleaved the same way.
+# It checks that every summary equals its golden one (exit 1 otherwise), so
+# it cannot do less than the work a PASS stands for.
+log "a. 1k vectors: the driver of equal work and conform run, $REPEAT interleaved rounds"
+if "$BIN/abtime" -rounds "$REPEAT" -warmup 1 ::: equal "$BIN/equaldriver" -j "$JOBS" "$S1K" -- "${REF[@]}" \
+	::: equal-run "$CONFORM" run --suite "$S1K" -j "$JOBS" -- "${REF[@]}" >"$WORK/equal.ab" 2>"$WORK/equal.ab.err"; then
+	eqf() { awk -v l="$1" -v k="$2" '$1 == l { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$WORK/equal.ab"; }
+	if [[ $(eqf equal rc) == 0 && $(eqf equal-run rc) == 0 ]]; then
+		row "runner CPU, 1k vectors -j2 (run / equal work)" "$(eqf equal-run cpu)s" "$(eqf equal cpu)s" "$(eqf equal-run cpuratio)" 1.1 le
+		row "runner own CPU, 1k vectors -j2 (run / equal work; IUTs left out)" "$(eqf equal-run self)s" "$(eqf equal self)s" "$(ratio "$(eqf equal-run self)" "$(eqf equal self)")" 1.1 le
+	else
+		row "runner CPU, 1k vectors -j2 (run / equal work)" "rc=$(eqf equal-run rc)" "rc=$(eqf equal rc)" - 1.1 le
+	fi
+else
+	log "a. abtime equal failed:"
+	cat "$WORK/equal.ab.err" >&2
+	row "runner CPU, 1k vectors -j2 (run / equal work)" "abtime failed" "-" - 1.1 le
+fi
 log "a. the v1 suite (vectors/v1/agent): bare driver and conform run"
 ab v1 "$BIN/baredriver" -j "$JOBS" "$ROOT/vectors/v1/agent" -- "${REF[@]}" ::: v1-run "$CONFORM" run -j "$JOBS" -- "${REF[@]}"
 grep -q '^CERTIFIED' "$WORK/v1-run.out" || { log "conform run on the v1 suite did not certify:"; tail -5 "$WORK/v1-run.out" >&2; AB_RC=1; }
