@@ -16,7 +16,7 @@ set -euo pipefail
 echo "== compat soundness: refute package, soundness fixtures, differential test"
 go test ./internal/compat/refute -count=1
 set +e
-CONFORM_DIFFERENTIAL_PAIRS=2000 go test ./internal/compat -run 'TestSoundness|TestDifferentialFixtures|TestDifferentialRandom|TestDifferentialMutual|TestDifferentialOpenObjects|TestMutualRecursionProved|TestOpenObjectProofs|TestBundledMetaSchemas' -count=1 -v > "$CI_TMP/differential.log" 2>&1
+CONFORM_TEST_DEEP=1 CONFORM_DIFFERENTIAL_PAIRS=2000 go test ./internal/compat -run 'TestSoundness|TestDifferentialFixtures|TestDifferentialRandom|TestDifferentialMutual|TestDifferentialOpenObjects|TestMutualRecursionProved|TestOpenObjectProofs|TestBundledMetaSchemas' -count=1 -v > "$CI_TMP/differential.log" 2>&1
 rc=$?
 set -e
 grep -E '^(--- FAIL|FAIL|ok|PASS)|proofs tried|wrong proof' "$CI_TMP/differential.log" || true
@@ -26,7 +26,7 @@ if [ "$rc" != 0 ]; then
 fi
 
 echo "== compat bounded cost: cost cases under a 512 MiB heap bound, COMPAT_MEMORY below the heap"
-go test ./internal/compat -run 'TestCostBounded|TestCompareMemoryBound' -count=1 -v 2>&1 | grep -E '^(\s*--- |ok|FAIL)'
+CONFORM_TEST_DEEP=1 go test ./internal/compat -run 'TestCostBounded|TestCompareMemoryBound' -count=1 -v 2>&1 | grep -E '^(\s*--- |ok|FAIL)'
 
 echo "== compat bounded cost: the CLI under --memory"
 for c in unions48 oneof2000; do

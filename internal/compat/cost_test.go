@@ -9,6 +9,7 @@ import (
 
 	"github.com/conform-kit/conform/internal/compat"
 	"github.com/conform-kit/conform/internal/kiterr"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 // The cost cases of issue 23, built in memory. Each must stay within its
@@ -111,15 +112,18 @@ type costCase struct {
 	// what an exponential search takes (the fan-out doubled per level
 	// before issue 23).
 	allocMiB uint64
+	// long marks a case of seconds of CPU: a long scenario (testtool.Long),
+	// run by CI stages 62 and 80.
+	long bool
 }
 
 func costCases() []costCase {
 	return []costCase{
-		{"self-500-defs", manyDefs(500), manyDefs(500), false, 160},
-		{"self-64x64-oneOf", nestedOneOf(64), nestedOneOf(64), false, 400},
-		{"anyOf-nested-50", nestedAnyOf(50, 0), nestedAnyOf(50, 1), true, 420},
-		{"fan-out-16", fanOut(16, false), fanOut(16, true), true, 1000},
-		{"wide-object-200", wideObject(200, false), wideObject(200, true), true, 1500},
+		{"self-500-defs", manyDefs(500), manyDefs(500), false, 160, false},
+		{"self-64x64-oneOf", nestedOneOf(64), nestedOneOf(64), false, 400, false},
+		{"anyOf-nested-50", nestedAnyOf(50, 0), nestedAnyOf(50, 1), true, 420, false},
+		{"fan-out-16", fanOut(16, false), fanOut(16, true), true, 1000, true},
+		{"wide-object-200", wideObject(200, false), wideObject(200, true), true, 1500, true},
 	}
 }
 
@@ -137,6 +141,9 @@ const costHangGuard = 5 * time.Minute
 func TestCostBounded(t *testing.T) {
 	for _, c := range costCases() {
 		t.Run(c.name, func(t *testing.T) {
+			if c.long {
+				testtool.Long(t, "a cost case of 1-5 s of CPU and 250-400 MiB allocated")
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), costHangGuard)
 			defer cancel()
 			var before, after runtime.MemStats

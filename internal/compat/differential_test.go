@@ -17,6 +17,7 @@ import (
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/compat"
 	"github.com/conform-kit/conform/internal/compat/refute"
+	"github.com/conform-kit/conform/internal/testtool"
 )
 
 // proofAt reads the locations of a stated subsumption ("proved: the new
@@ -161,8 +162,8 @@ func TestDifferentialFixtures(t *testing.T) {
 func TestDifferentialRandom(t *testing.T) {
 	t.Parallel()
 	pairs := 300
-	if testing.Short() {
-		pairs = 60
+	if testing.Short() || !testtool.Deep() {
+		pairs = 60 // the full sample: CONFORM_TEST_DEEP=1 (CI stages 62 and 80)
 	}
 	if s := os.Getenv("CONFORM_DIFFERENTIAL_PAIRS"); s != "" {
 		pairs, _ = strconv.Atoi(s)
@@ -582,8 +583,8 @@ func mutualGen(r *rand.Rand, n int) any {
 func TestDifferentialMutual(t *testing.T) {
 	t.Parallel()
 	pairs := 120
-	if testing.Short() {
-		pairs = 30
+	if testing.Short() || !testtool.Deep() {
+		pairs = 30 // the full sample: CONFORM_TEST_DEEP=1 (CI stages 62 and 80)
 	}
 	total := 0
 	for i := range pairs {
