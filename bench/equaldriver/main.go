@@ -348,7 +348,7 @@ lines:
 
 // summary is the RFC 8785 form of a golden summary: {"exit": exit,
 // "frames": [<frames, sorted by their canonical bytes>], "vector": id},
-// without exit when it is "" (docs/vector-format.md "Golden summary").
+// without exit when it is "" (docs/vector-format.md "Golden files").
 // The frames are canonical already: RFC 8785 orders the members exit,
 // frames, vector, and a list of canonical texts sorted as strings is the
 // list sorted by canonical bytes, so it is built without decoding them.

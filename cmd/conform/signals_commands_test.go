@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -95,7 +98,12 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 			return []string{"matrix", "--timeout", "1m", "--out", "OUT", "--impl", "hang=" + hang}
 		}, true},
 	}
-	for _, c := range commands {
+	shared := t.TempDir()
+	for ci, c := range commands {
+		// The four signals' runs of a command share its inputs, made
+		// once (drift's 4,000 summaries took seconds to write for each).
+		var once sync.Once
+		var inputs []string
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 			t.Run(c.name+"/"+sig.String(), func(t *testing.T) {
 				t.Parallel()
@@ -104,7 +112,17 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 				if err := os.Mkdir(outDir, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				args := c.setup(t, dir)
+				once.Do(func() {
+					in := filepath.Join(shared, strconv.Itoa(ci))
+					if err := os.Mkdir(in, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					inputs = c.setup(t, in)
+				})
+				if inputs == nil {
+					t.Fatalf("the inputs of %s were not made (see the subtest that made them)", c.name)
+				}
+				args := slices.Clone(inputs)
 				for i, a := range args {
 					args[i] = strings.ReplaceAll(a, "OUT", filepath.Join(outDir, "result"))
 				}
