@@ -35,14 +35,15 @@ func TestAlongsideSameStatuses(t *testing.T) {
 			dir := t.TempDir()
 			counter := filepath.Join(dir, "starts")
 			// A shell that counts the server's starts, then runs it.
-			cmd := append([]string{"/bin/sh", "-c", `echo start >> "$0"; shift; exec "$@"`, counter, "-"}, tinyServer(t, tc.args...)...)
+			tiny, env := tinyServer(tc.args...)
+			cmd := append([]string{"/bin/sh", "-c", `echo start >> "$0"; shift; exec "$@"`, counter, "-"}, tiny...)
 			primed := false // the cache holds this server's entry
 			for id, want := range tc.want {
 				for _, cached := range []bool{false, true} {
 					if err := os.WriteFile(counter, nil, 0o644); err != nil {
 						t.Fatal(err)
 					}
-					cfg := runner.Config{Suite: s, Role: "server", Command: cmd, Implementation: "tiny",
+					cfg := runner.Config{Suite: s, Role: "server", Command: cmd, Env: env, Implementation: "tiny",
 						Claims: tc.claims, Jobs: 4, Timeout: 10 * time.Second, Filters: []string{id}}
 					if cached {
 						cfg.PreflightCache = filepath.Join(dir, "cache")

@@ -18,10 +18,17 @@ import (
 	"github.com/conform-kit/conform/runner"
 )
 
-// tinyServer returns the command of runner/testdata/mcp-tiny/server.py, a
-// standard-library MCP server that declares no capabilities (or, with
+// tinyServer returns the command and environment of the tiny MCP server:
+// fakeiut's Go port of runner/testdata/mcp-tiny/server.py (a
+// standard-library MCP server that declares no capabilities or, with
 // --tools, the tools capability and the suite's echo, add and fail tools).
-func tinyServer(t *testing.T, args ...string) []string {
+// TestTinyPortAgrees checks that the port answers as the script does.
+func tinyServer(args ...string) ([]string, map[string]string) {
+	return append(fakeCommand("mcp-tiny"), args...), map[string]string{"CONFORM_FAKE_IUT": "mcp-tiny"}
+}
+
+// tinyScript returns the command of runner/testdata/mcp-tiny/server.py.
+func tinyScript(t *testing.T, args ...string) []string {
 	t.Helper()
 	testtool.Need(t, "python3") // the tiny MCP server
 	py, err := exec.LookPath("python3")
@@ -100,7 +107,8 @@ func TestClassesJudged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := runner.Config{Suite: s, Role: "server", Command: tinyServer(t, tc.args...), Implementation: "tiny",
+			cmd, env := tinyServer(tc.args...)
+			cfg := runner.Config{Suite: s, Role: "server", Command: cmd, Env: env, Implementation: "tiny",
 				Claims: tc.claims, Jobs: 2, Timeout: 10 * time.Second}
 			rep, err := runner.Run(context.Background(), cfg)
 			if err != nil {
@@ -242,5 +250,53 @@ func TestPreflightStartErrorSurfaces(t *testing.T) {
 	rep, err := runner.Run(context.Background(), cfg)
 	if got := kiterr.CodeOf(err); got != kiterr.IUTStart {
 		t.Fatalf("error %v (code %q), report %v; want IUT_START", err, got, rep != nil)
+	}
+}
+
+// TestTinyPortAgrees: fakeiut's Go port of the tiny MCP server answers
+// every vector of suites/mcp as runner/testdata/mcp-tiny/server.py does,
+// with and without --tools: the same status and the same finding codes per
+// vector. The class tests run the port (a Go start costs a few
+// milliseconds of CPU where python3's costs about 100); this test is what
+// lets them. A long scenario: it starts python3 about 90 times.
+func TestTinyPortAgrees(t *testing.T) {
+	testtool.Long(t, "runs suites/mcp against the tiny server's script and its Go port, about 90 python3 starts")
+	t.Parallel()
+	s := mcpSuite(t)
+	perVector := func(rep *runner.Report) map[string]string {
+		m := map[string]string{}
+		for _, r := range rep.Results {
+			codes := []string{}
+			for _, f := range r.Findings {
+				codes = append(codes, f.Code)
+			}
+			slices.Sort(codes)
+			m[r.ID] = string(r.Status) + " " + strings.Join(codes, ",")
+		}
+		return m
+	}
+	for _, args := range [][]string{nil, {"--tools"}} {
+		t.Run(strings.Join(append([]string{"args"}, args...), " "), func(t *testing.T) {
+			t.Parallel()
+			port, env := tinyServer(args...)
+			got := map[string]map[string]string{}
+			for name, cfg := range map[string]runner.Config{
+				"script": {Command: tinyScript(t, args...)},
+				"port":   {Command: port, Env: env},
+			} {
+				cfg.Suite, cfg.Role, cfg.Implementation, cfg.Jobs, cfg.Timeout = s, "server", "tiny", 2, 10*time.Second
+				rep, err := runner.Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[name] = perVector(rep)
+			}
+			if len(got["script"]) == 0 {
+				t.Fatal("the script's run has no results")
+			}
+			if diff := cmp.Diff(got["script"], got["port"]); diff != "" {
+				t.Errorf("status and finding codes per vector (-script +port):\n%s", diff)
+			}
+		})
 	}
 }

@@ -46,6 +46,9 @@ func Main(behaviour string, args []string) (int, bool) {
 	if code, ok := rpc(behaviour); ok {
 		return code, true
 	}
+	if code, ok := mcpTiny(behaviour, args); ok {
+		return code, true
+	}
 	if code, ok := framed(behaviour); ok {
 		return code, true
 	}
@@ -69,7 +72,7 @@ func Plays(behaviour string) bool {
 	case "host", "hostv2", "double", "spawn-host", "spawn-host-nostdio", "spawn-host-malformed", "spawn-host-version-only", "spawn-host-hang", "spawn-host-kill":
 		return true
 	}
-	return strings.HasPrefix(behaviour, "rpc-") || strings.HasPrefix(behaviour, "framed-") || agentBehaviours[behaviour]
+	return strings.HasPrefix(behaviour, "rpc-") || strings.HasPrefix(behaviour, "framed-") || behaviour == "mcp-tiny" || agentBehaviours[behaviour]
 }
 
 // Agent plays the reference agent, or the variant behaviour names; a name
