@@ -66,22 +66,24 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 		{"drift", func(t *testing.T, dir string) []string {
 			// A FIFO among the recordings, which blocked drift before,
 			// is now refused up front (TestInputsBounded): drift is kept
-			// busy instead, comparing two recordings of 2,000 summaries
-			// whose 300 members each all change type (600,000
-			// differences: seconds of work on an idle machine).
+			// busy instead, comparing two recordings of 200 summaries
+			// whose 3,000 members each all change type (600,000
+			// differences: seconds of work on an idle machine; 200
+			// files a side, as creating 4,000 took more CPU than the
+			// test's runs).
 			var dirs []string
 			for n, d := range []string{"a", "b"} {
 				d = filepath.Join(dir, d)
 				if err := os.Mkdir(d, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				for i := range 2000 {
+				for i := range 200 {
 					var members strings.Builder
-					for j := range 300 {
+					for j := range 3000 {
 						if n == 0 {
-							fmt.Fprintf(&members, `,"k%03d":%d`, j, j)
+							fmt.Fprintf(&members, `,"k%04d":%d`, j, j)
 						} else {
-							fmt.Fprintf(&members, `,"k%03d":"s%d"`, j, j)
+							fmt.Fprintf(&members, `,"k%04d":"s%d"`, j, j)
 						}
 					}
 					summary := fmt.Sprintf(`{"exit":"zero","frames":[{"response":{"request_id":"r%d","response":{%s},"subtype":"success"},"type":"control_response"}],"vector":"v%d"}`, i, members.String()[1:], i)
@@ -113,7 +115,7 @@ func TestSignalsEndEveryCommand(t *testing.T) {
 			sigs = signals[ci%len(signals) : ci%len(signals)+1]
 		}
 		// The four signals' runs of a command share its inputs, made
-		// once (drift's 4,000 summaries took seconds to write for each).
+		// once (drift's summaries took seconds to write for each).
 		var once sync.Once
 		var inputs []string
 		for _, sig := range sigs {
