@@ -76,6 +76,7 @@ func finding(r runner.Result, code string) (runner.Finding, bool) {
 }
 
 func TestQuietBound(t *testing.T) {
+	t.Parallel()
 	s := quietSuite(t, "")
 
 	// The server answers the echo and ignores the malformed line: with

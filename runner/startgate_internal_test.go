@@ -50,6 +50,7 @@ func TestStartGate(t *testing.T) {
 // TestWidenWhileIdle: at most extra workers are added, none after stop
 // returns.
 func TestWidenWhileIdle(t *testing.T) {
+	t.Parallel() // it bounds what is added from above only: busy neighbours change nothing
 	if _, ok := ownCPU(); !ok {
 		t.Skip("no rusage here: the run is as wide as Jobs from the start")
 	}

@@ -37,6 +37,7 @@ func refFanOut(depth int, changed bool) any {
 // is counted (validator calls, prove calls, expansions), never timed:
 // bench/run.sh and BenchmarkRefFanOut time it.
 func TestRefFanOutPolynomial(t *testing.T) {
+	t.Parallel() // it counts its own calls' work (compat.Work), not the process's
 	counts := map[int]compat.Work{}
 	for _, depth := range []int{10, 20, 40} {
 		ctx, cancel := context.WithTimeout(context.Background(), costHangGuard)
@@ -71,6 +72,7 @@ func TestRefFanOutPolynomial(t *testing.T) {
 // fan-out costs 2^depth evaluations, so the root is not validated (its
 // unfolding is past the bound); a location near the leaf still is.
 func TestValidatorCostBounded(t *testing.T) {
+	t.Parallel()
 	_, w, err := compat.CompareWork(context.Background(), refFanOut(30, false), refFanOut(30, true), compat.Options{})
 	if err != nil {
 		t.Fatal(err)
