@@ -162,11 +162,11 @@ type recordingCheck struct {
 	tolerate []envelope.Rule
 	// locations are what a line's skeleton holds (see envelope.Locations).
 	locations []envelope.Location
-	// keyLocs are the indexes of the locations a frame's class, outcome
-	// and method depend on: all but the id pointers' own (see
+	// keyLocs are the locations a frame's class, outcome and method
+	// depend on: all but the id pointers' own, each pointer once (see
 	// memoLocations). A line whose values there are all strings or absent
 	// is classified once per distinct set of values (skeleton.memo).
-	keyLocs []int
+	keyLocs []envelope.Location
 	pending *pendingSet
 	tapes   sync.Pool // of *canon.Tape
 	// results holds the results slices of emitted chunks for reuse (of
@@ -877,8 +877,7 @@ func (c *recordingCheck) memoKey(tp *canon.Tape, root int, sk *skeleton) ([]byte
 		return nil, false
 	}
 	b := sk.keyBuf[:0]
-	for _, li := range c.keyLocs {
-		l := c.locations[li]
+	for _, l := range c.keyLocs {
 		at := tapeAt(tp, root, l.Tokens)
 		switch {
 		case at < 0:
@@ -898,13 +897,16 @@ func (c *recordingCheck) memoKey(tp *canon.Tape, root int, sk *skeleton) ([]byte
 	return b, true
 }
 
-// memoLocations returns the indexes of locs that a frame's class, outcome
-// and method may depend on: every location but those that are only a
-// class's id pointer (each class adds its id pointer to the envelope's
+// memoLocations returns the locations of locs that a frame's class,
+// outcome and method may depend on: every location but those that are only
+// a class's id pointer (each class adds its id pointer to the envelope's
 // locations once; a pointer that appears more often than the classes that
 // have it as their id is also read by a predicate, a method or a key, and
-// is kept). Nil when there is no envelope.
-func memoLocations(env *envelope.Envelope, locs []envelope.Location) []int {
+// is kept). Each pointer is returned once, in the order of its first
+// location, its value read when any of its locations reads it (the
+// envelope lists "type" once per class: reading it for each was half of
+// memoKey's walks). Nil when there is no envelope.
+func memoLocations(env *envelope.Envelope, locs []envelope.Location) []envelope.Location {
 	if env == nil {
 		return nil
 	}
@@ -925,13 +927,19 @@ func memoLocations(env *envelope.Envelope, locs []envelope.Location) []int {
 	for _, l := range locs {
 		seen[path(l.Tokens)]++
 	}
-	out := []int{}
-	for i, l := range locs {
+	out := []envelope.Location{}
+	at := map[string]int{} // a pointer's index in out
+	for _, l := range locs {
 		p := path(l.Tokens)
 		if n := ids[p]; n > 0 && seen[p] == n {
 			continue
 		}
-		out = append(out, i)
+		if k, dup := at[p]; dup {
+			out[k].Value = out[k].Value || l.Value
+			continue
+		}
+		at[p] = len(out)
+		out = append(out, l)
 	}
 	return out
 }
