@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/conform-kit/conform/internal/canon"
 	"github.com/conform-kit/conform/internal/envelope"
@@ -161,13 +162,17 @@ type recordingCheck struct {
 	tolerate []envelope.Rule
 	// locations are what a line's skeleton holds (see envelope.Locations).
 	locations []envelope.Location
-	// keyLocs are the indexes of the locations a frame's class, outcome
-	// and method depend on: all but the id pointers' own (see
+	// keyLocs are the locations a frame's class, outcome and method
+	// depend on: all but the id pointers' own, each pointer once (see
 	// memoLocations). A line whose values there are all strings or absent
 	// is classified once per distinct set of values (skeleton.memo).
-	keyLocs []int
+	keyLocs []envelope.Location
 	pending *pendingSet
 	tapes   sync.Pool // of *canon.Tape
+	// results holds the results slices of emitted chunks for reuse (of
+	// *[]lineResult): made for each chunk, they were a third of what
+	// validate allocated (bench/README.md, issue 31 item 5).
+	results sync.Pool
 	// stats is counted by the emitting goroutine, mstats by the matcher.
 	stats, mstats RecordingStats
 	// readErr is the reader's error, set before its queues close.
@@ -217,6 +222,13 @@ const (
 type chunk struct {
 	first int    // line number of the first line
 	data  []byte // whole lines; the last one may lack its LF at end of input
+	// src is data as a string that shares its memory (parse): the tape's
+	// strings are substrings of it. It and buf are given back to the
+	// reader's pool only once the chunk is emitted, when nothing reads
+	// them any more: what outlives the chunk (a method in the
+	// classification memo or a pending request, a correlation key, a
+	// message) is a copy (see recordingCheck.line).
+	src string
 	// text, in place of data, is a line longer than a chunk, read on its
 	// own (readLong).
 	text string
@@ -296,7 +308,7 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.work(parseQ, bodyQ, bufs)
+			c.work(parseQ, bodyQ)
 		}()
 	}
 	go func() {
@@ -307,6 +319,10 @@ func (c *recordingCheck) run(ctx context.Context, r io.Reader, emit func(LineFin
 	for ch := range emitQ {
 		<-ch.checked
 		c.emit(ch, emit)
+		if ch.buf != nil {
+			bufs.Put(ch.buf)
+		}
+		ch.data, ch.src, ch.buf = nil, "", nil
 		c.flight(-ch.size)
 		win.release(ch.weight)
 	}
@@ -357,6 +373,12 @@ func (c *recordingCheck) emit(ch *chunk, emit func(LineFinding)) {
 	for _, f := range ch.eof {
 		c.count(f.Finding)
 		emit(f)
+	}
+	if ch.results != nil {
+		clear(ch.results) // drop findings, frames and tapes
+		rs := ch.results[:0]
+		c.results.Put(&rs)
+		ch.results = nil
 	}
 	if ch.tape != nil {
 		ch.tape.Reset()
@@ -640,7 +662,7 @@ func skipLine(r io.Reader, buf []byte, eof *bool) (int, []byte, error) {
 
 // work parses chunks and checks reply bodies until both queues are closed;
 // body checks go first, since emit waits on them.
-func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
+func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk) {
 	sk := newSkeleton(c.locations)
 	for parseQ != nil || bodyQ != nil {
 		select {
@@ -666,10 +688,6 @@ func (c *recordingCheck) work(parseQ, bodyQ <-chan *chunk, bufs *sync.Pool) {
 				continue
 			}
 			c.parse(ch, sk)
-			if ch.buf != nil {
-				bufs.Put(ch.buf)
-			}
-			ch.data, ch.buf = nil, nil
 			close(ch.parsed)
 		}
 	}
@@ -683,14 +701,17 @@ func (c *recordingCheck) parse(ch *chunk, sk *skeleton) {
 		return
 	}
 	// One string for the chunk: the tape's strings are substrings of it
-	// (a line read on its own is one already).
+	// (a line read on its own is one already). It shares the chunk
+	// buffer's memory, which is not reused before the chunk is emitted
+	// (see chunk.src); a copy was the largest allocation of validate.
 	src := ch.text
 	if ch.data != nil {
-		src = string(ch.data)
+		ch.src = unsafe.String(unsafe.SliceData(ch.data), len(ch.data))
+		src = ch.src
 	}
 	ch.tape = c.tapes.Get().(*canon.Tape)
 	// At most one result a line: sized once, not grown.
-	ch.results = make([]lineResult, 0, strings.Count(src, "\n")+1)
+	ch.results = c.resultsFor(strings.Count(src, "\n") + 1)
 	num, off := ch.first, 0
 	for off < len(src) {
 		end := strings.IndexByte(src[off:], '\n')
@@ -716,6 +737,15 @@ func (c *recordingCheck) parse(ch *chunk, sk *skeleton) {
 		num++
 		off = end + 1
 	}
+}
+
+// resultsFor returns an empty results slice for n lines, reused from an
+// emitted chunk when one is large enough.
+func (c *recordingCheck) resultsFor(n int) []lineResult {
+	if p, _ := c.results.Get().(*[]lineResult); p != nil && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]lineResult, 0, n)
 }
 
 func (c *recordingCheck) tooLarge(size int) Finding {
@@ -748,6 +778,7 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 	if !memoOK || !hit {
 		m = c.classifyTape(tp, root, sk)
 		if memoOK && len(sk.memo) < memoEntries {
+			m.method = strings.Clone(m.method) // not the chunk's memory (chunk.src)
 			sk.memo[string(key)] = m
 		}
 	}
@@ -767,7 +798,7 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 	res.kind, res.method = m.kind, m.method
 	if m.idTokens != nil {
 		if at := tapeAt(tp, root, m.idTokens); at >= 0 {
-			res.hasID, res.key = true, envelope.Key(tp.Value(at))
+			res.hasID, res.key = true, tapeKey(tp, at)
 		}
 	}
 	if m.success {
@@ -775,6 +806,15 @@ func (c *recordingCheck) line(tp *canon.Tape, sk *skeleton, src string, ln []byt
 		res.tape, res.root = tp, root
 	}
 	return res, true
+}
+
+// tapeKey is envelope.Key of the value at node at of tp; a string (the
+// usual id) is not built as a value first.
+func tapeKey(tp *canon.Tape, at int) string {
+	if n := &tp.Nodes[at]; n.Kind == canon.String {
+		return envelope.StringKey(n.Str)
+	}
+	return envelope.Key(tp.Value(at))
 }
 
 // memoEntries bounds a worker's classification memo (skeleton.memo): a
@@ -837,8 +877,7 @@ func (c *recordingCheck) memoKey(tp *canon.Tape, root int, sk *skeleton) ([]byte
 		return nil, false
 	}
 	b := sk.keyBuf[:0]
-	for _, li := range c.keyLocs {
-		l := c.locations[li]
+	for _, l := range c.keyLocs {
 		at := tapeAt(tp, root, l.Tokens)
 		switch {
 		case at < 0:
@@ -858,13 +897,16 @@ func (c *recordingCheck) memoKey(tp *canon.Tape, root int, sk *skeleton) ([]byte
 	return b, true
 }
 
-// memoLocations returns the indexes of locs that a frame's class, outcome
-// and method may depend on: every location but those that are only a
-// class's id pointer (each class adds its id pointer to the envelope's
+// memoLocations returns the locations of locs that a frame's class,
+// outcome and method may depend on: every location but those that are only
+// a class's id pointer (each class adds its id pointer to the envelope's
 // locations once; a pointer that appears more often than the classes that
 // have it as their id is also read by a predicate, a method or a key, and
-// is kept). Nil when there is no envelope.
-func memoLocations(env *envelope.Envelope, locs []envelope.Location) []int {
+// is kept). Each pointer is returned once, in the order of its first
+// location, its value read when any of its locations reads it (the
+// envelope lists "type" once per class: reading it for each was half of
+// memoKey's walks). Nil when there is no envelope.
+func memoLocations(env *envelope.Envelope, locs []envelope.Location) []envelope.Location {
 	if env == nil {
 		return nil
 	}
@@ -885,13 +927,19 @@ func memoLocations(env *envelope.Envelope, locs []envelope.Location) []int {
 	for _, l := range locs {
 		seen[path(l.Tokens)]++
 	}
-	out := []int{}
-	for i, l := range locs {
+	out := []envelope.Location{}
+	at := map[string]int{} // a pointer's index in out
+	for _, l := range locs {
 		p := path(l.Tokens)
 		if n := ids[p]; n > 0 && seen[p] == n {
 			continue
 		}
-		out = append(out, i)
+		if k, dup := at[p]; dup {
+			out[k].Value = out[k].Value || l.Value
+			continue
+		}
+		at[p] = len(out)
+		out = append(out, l)
 	}
 	return out
 }
@@ -1125,6 +1173,7 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 					}
 					if dropped := c.pending.add(res.key, m, res.line); dropped != nil {
 						res.findings = append(res.findings, c.missing(dropped, fmt.Sprintf("was dropped from reply matching: more than %d requests were pending", c.opt.MaxPending)))
+						c.pending.recycle(dropped)
 					}
 				}
 			case kindCancel:
@@ -1146,16 +1195,18 @@ func (c *recordingCheck) match(matchQ <-chan *chunk, bodyQ, emitQ chan<- *chunk)
 					break
 				}
 				st.Matched++
+				method, line := req.method, req.line
+				c.pending.recycle(req)
 				if res.frame != nil || res.tape != nil {
-					sch, err := c.byMethod.get(req.method)
+					sch, err := c.byMethod.get(method)
 					if err != nil {
 						// Not reached for a suite that loaded (see
 						// methodSchemas); never a silent pass.
 						res.findings = append(res.findings, Finding{Code: FindingReplyBodySchema, Status: SchemaViolation,
-							Message: clip(fmt.Sprintf("reply to %s: its reply schema does not compile: %v", req.method, err))})
+							Message: clip(fmt.Sprintf("reply to %s: its reply schema does not compile: %v", method, err))})
 					}
 					if sch != nil {
-						res.body, res.reqMethod, res.reqLine = sch, req.method, req.line
+						res.body, res.reqMethod, res.reqLine = sch, method, line
 						needBodies = true
 						st.BodiesChecked++
 					} else {
@@ -1246,6 +1297,9 @@ type pendingSet struct {
 	n          int
 	byKey      map[string]*pendingReq
 	head, tail *pendingReq
+	// free holds requests taken or dropped whose caller is done with
+	// them (recycle), linked through next, for add to reuse.
+	free *pendingReq
 }
 
 func newPendingSet(max int) *pendingSet {
@@ -1255,7 +1309,13 @@ func newPendingSet(max int) *pendingSet {
 // add records a request; when that makes more than max pending, the oldest
 // is removed and returned.
 func (ps *pendingSet) add(key, method string, line int) *pendingReq {
-	p := &pendingReq{key: key, method: method, line: line, prev: ps.tail}
+	p := ps.free
+	if p != nil {
+		ps.free = p.next
+		*p = pendingReq{key: key, method: method, line: line, prev: ps.tail}
+	} else {
+		p = &pendingReq{key: key, method: method, line: line, prev: ps.tail}
+	}
 	if ps.tail != nil {
 		ps.tail.next = p
 	} else {
@@ -1318,6 +1378,13 @@ func (ps *pendingSet) remove(p *pendingReq) {
 	}
 	p.prev, p.next, p.same = nil, nil, nil
 	ps.n--
+}
+
+// recycle gives back p, which take or add returned and which its caller
+// no longer reads, for add to reuse.
+func (ps *pendingSet) recycle(p *pendingReq) {
+	*p = pendingReq{next: ps.free}
+	ps.free = p
 }
 
 // rest returns the pending requests not cancelled, in line order.

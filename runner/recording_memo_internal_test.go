@@ -77,3 +77,54 @@ func TestClassMemoSameFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingStringsOutliveChunks: what outlives a chunk of lines (the
+// memo's methods, pending requests' methods and keys, messages) is a copy,
+// not the chunk's buffer, which is read again into for later chunks. The
+// recording spans many chunks (Jobs 2: the reader reuses a few buffers);
+// each request names one of a few methods the schema does not list (so
+// the pending set keeps the line's own text), is classified through the
+// memo after its first occurrence, and is never answered: every
+// REPLY_MISSING at the end must name the request's own id and method,
+// with the memo and without it. It fails when the memo keeps a method
+// that points into a reused buffer.
+func TestRecordingStringsOutliveChunks(t *testing.T) {
+	s, err := Open(conform.Suite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const requests = 2000
+	pad := strings.Repeat("x", 4000)
+	var b strings.Builder
+	var want []string
+	for k := range requests {
+		fmt.Fprintf(&b, `{"type":"control_request","request_id":"u%d","request":{"subtype":"m%d"}}`+"\n", k, k%7)
+		fmt.Fprintf(&b, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"%s%d"}]}}`+"\n", pad, k)
+		want = append(want, fmt.Sprintf(`id "u%d" (m%d, line %d) was never answered before the end of the recording`, k, k%7, 2*k+1))
+	}
+	rec := b.String()
+	if len(rec) < 8*chunkSize {
+		t.Fatalf("the recording is %d bytes: not enough chunks to reuse a buffer", len(rec))
+	}
+	for _, memo := range []bool{true, false} {
+		c, err := newRecordingCheck(s, 1, RecordingOptions{Jobs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !memo {
+			c.keyLocs = nil
+		}
+		var got []string
+		_, err = c.run(context.Background(), strings.NewReader(rec), func(f LineFinding) {
+			if f.Code == FindingReplyMissing {
+				got = append(got, f.Message)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("memo %v: REPLY_MISSING messages (-want +got):\n%s", memo, diff)
+		}
+	}
+}

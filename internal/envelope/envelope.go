@@ -491,6 +491,15 @@ func Key(v any) string {
 	return string(b)
 }
 
+// StringKey is [Key] of the string s, without boxing s in an interface
+// (conform validate makes one for each line's correlation id).
+func StringKey(s string) string {
+	if plain(s) {
+		return `"` + s + `"`
+	}
+	return Key(s)
+}
+
 // plain reports whether s is written as itself between quotes in RFC 8785
 // form: printable ASCII without '"' and '\\'.
 func plain(s string) bool {
