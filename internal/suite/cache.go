@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -64,9 +63,25 @@ type indexCache struct {
 	// listed and matching (see markVerified).
 	verified bool
 
-	mu      sync.Mutex
-	entries map[string]cacheEntry // by suite path; nil once released
-	dirty   bool
+	mu sync.Mutex
+	// loaded: data and lines hold the file (none when there was none);
+	// false once released.
+	loaded bool
+	// data is the file as read, lines the offsets of its entry lines in
+	// path order: the entries are read from the line when looked up,
+	// so that a cache of 10,000 vectors costs its 1.5 MB file and 4 bytes
+	// a vector, where a map of parsed entries (and the line strings their
+	// fields kept) cost 5.4 MB at the run's peak (bench/README.md).
+	data  []byte
+	lines []uint32
+	// added holds the entries add recorded since, by suite path; they
+	// take precedence over the file's.
+	added map[string]cacheEntry
+	// names interns the kinds, roles, levels and classes of entries (a
+	// handful of values), so that what a run keeps of a vector never
+	// holds a piece of the file or of the vector it was read from.
+	names map[string]string
+	dirty bool
 }
 
 type cacheEntry struct {
@@ -115,63 +130,149 @@ func openCache(dir, kit string, meta fs.FS, suiteJSON []byte, digest string, imm
 	return c
 }
 
+// cacheFields is the number of fields of an entry line.
+const cacheFields = 6
+
+// fields splits the entry line at off into its fields: sum, kind, role,
+// level, class, path; ok is false when it has fewer.
+func (c *indexCache) fields(off uint32) (f [cacheFields][]byte, ok bool) {
+	line := c.data[off:]
+	if n := bytes.IndexByte(line, '\n'); n >= 0 {
+		line = line[:n]
+	}
+	for i := range cacheFields - 1 {
+		n := bytes.IndexByte(line, ' ')
+		if n < 0 {
+			return f, false
+		}
+		f[i], line = line[:n], line[n+1:]
+	}
+	f[cacheFields-1] = line
+	return f, true
+}
+
 // load reads the cache file (none, or a malformed one, gives no entries).
 func (c *indexCache) load() {
-	c.entries = map[string]cacheEntry{}
+	c.loaded, c.data, c.lines, c.added = true, nil, nil, nil
 	data, err := os.ReadFile(c.file)
 	if err != nil {
 		return
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() || sc.Text() != cacheHeader {
+	body, ok := bytes.CutPrefix(data, []byte(cacheHeader+"\n"))
+	if !ok {
 		return
 	}
-	// About 90 bytes a line: no rehashing while the entries are read.
-	c.entries = make(map[string]cacheEntry, len(data)/80)
 	verified := false
-	for first := true; sc.Scan(); first = false {
-		if first && sc.Text() == cacheVerified {
-			verified = true
-			continue
+	if rest, ok := bytes.CutPrefix(body, []byte(cacheVerified+"\n")); ok {
+		body, verified = rest, true
+	}
+	// About 150 bytes a line.
+	lines := make([]uint32, 0, len(body)/128)
+	var sum [32]byte
+	for at := len(data) - len(body); at < len(data); {
+		n := bytes.IndexByte(data[at:], '\n')
+		if n < 0 {
+			n = len(data) - at
 		}
-		f := strings.SplitN(sc.Text(), " ", 6)
-		var e cacheEntry
-		if len(f) != 6 || len(f[0]) != 64 {
-			clear(c.entries)
+		c.data = data
+		f, ok := c.fields(uint32(at))
+		if !ok || len(f[0]) != 64 {
+			c.data = nil
 			return
 		}
-		if _, err := hex.Decode(e.sum[:], []byte(f[0])); err != nil {
-			clear(c.entries)
+		if _, err := hex.Decode(sum[:], f[0]); err != nil {
+			c.data = nil
 			return
 		}
-		e.kind, e.role, e.level, e.class = f[1], f[2], f[3], f[4]
-		if e.role == "-" {
-			e.role = ""
-		}
-		if e.class == "-" {
-			e.class = ""
-		}
-		c.entries[f[5]] = e
+		lines = append(lines, uint32(at))
+		at += n + 1
 	}
-	c.hit = sc.Err() == nil
-	if !c.hit {
-		clear(c.entries)
-		return
+	c.data = data
+	path := func(off uint32) []byte { f, _ := c.fields(off); return f[cacheFields-1] }
+	if !slices.IsSortedFunc(lines, func(a, b uint32) int { return bytes.Compare(path(a), path(b)) }) || hasDup(lines, path) {
+		// Not a file save wrote: the last line of a path counts.
+		slices.SortStableFunc(lines, func(a, b uint32) int { return bytes.Compare(path(a), path(b)) })
+		out := lines[:0]
+		for i, off := range lines {
+			if i+1 < len(lines) && bytes.Equal(path(off), path(lines[i+1])) {
+				continue
+			}
+			out = append(out, off)
+		}
+		lines = out
 	}
-	c.verified = verified
+	c.lines = lines
+	c.hit, c.verified = true, verified
 }
 
-// release drops the entries once an index is built (about 200 bytes a
-// vector file that a run would otherwise hold to its end); a later lookup
-// reads the file again.
+// hasDup reports whether two neighbours of the sorted lines have the
+// same path.
+func hasDup(lines []uint32, path func(uint32) []byte) bool {
+	for i := 1; i < len(lines); i++ {
+		if bytes.Equal(path(lines[i-1]), path(lines[i])) {
+			return true
+		}
+	}
+	return false
+}
+
+// release drops the entries once an index is built (the file and about 100
+// bytes a vector file added, which a run would otherwise hold to its end);
+// a later lookup reads the file again.
 func (c *indexCache) release() {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	c.entries = nil
+	c.loaded, c.data, c.lines, c.added = false, nil, nil, nil
 	c.mu.Unlock()
+}
+
+// find returns the entry of name; c.mu is held.
+func (c *indexCache) find(name string) (cacheEntry, bool) {
+	if !c.loaded {
+		c.load()
+	}
+	if e, ok := c.added[name]; ok {
+		return e, true
+	}
+	i, ok := slices.BinarySearchFunc(c.lines, name, func(off uint32, name string) int {
+		f, _ := c.fields(off)
+		return bytes.Compare(f[cacheFields-1], []byte(name))
+	})
+	if !ok {
+		return cacheEntry{}, false
+	}
+	return c.entry(c.lines[i]), true
+}
+
+// entry parses the entry line at off, which load checked.
+func (c *indexCache) entry(off uint32) cacheEntry {
+	f, _ := c.fields(off)
+	var e cacheEntry
+	_, _ = hex.Decode(e.sum[:], f[0])
+	e.kind, e.role, e.level, e.class = c.intern(f[1]), c.intern(f[2]), c.intern(f[3]), c.intern(f[4])
+	if e.role == "-" {
+		e.role = ""
+	}
+	if e.class == "-" {
+		e.class = ""
+	}
+	return e
+}
+
+// intern returns the string of b, one copy per distinct value; c.mu is
+// held.
+func (c *indexCache) intern(b []byte) string {
+	if s, ok := c.names[string(b)]; ok {
+		return s
+	}
+	if c.names == nil {
+		c.names = map[string]string{}
+	}
+	s := string(b)
+	c.names[s] = s
+	return s
 }
 
 // lookup returns the vector the cache vouches for: name with these bytes
@@ -182,10 +283,7 @@ func (c *indexCache) lookup(name string, sum *[32]byte) (*Vector, bool) {
 		return nil, false
 	}
 	c.mu.Lock()
-	if c.entries == nil {
-		c.load()
-	}
-	e, ok := c.entries[name]
+	e, ok := c.find(name)
 	c.mu.Unlock()
 	if !ok || e.sum != *sum {
 		return nil, false
@@ -210,10 +308,7 @@ func (c *indexCache) trusted(name string) (*Vector, [32]byte, bool) {
 		return nil, [32]byte{}, false
 	}
 	c.mu.Lock()
-	if c.entries == nil {
-		c.load()
-	}
-	e, ok := c.entries[name]
+	e, ok := c.find(name)
 	c.mu.Unlock()
 	if !ok {
 		return nil, [32]byte{}, false
@@ -242,13 +337,14 @@ func (c *indexCache) add(v *Vector, sum *[32]byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.load()
-	}
-	if e, ok := c.entries[v.Path]; ok && e.sum == *sum {
+	if e, ok := c.find(v.Path); ok && e.sum == *sum {
 		return
 	}
-	c.entries[v.Path] = cacheEntry{sum: *sum, kind: v.Kind, role: v.Role, level: v.Level, class: v.Class}
+	if c.added == nil {
+		c.added = map[string]cacheEntry{}
+	}
+	c.added[v.Path] = cacheEntry{sum: *sum, kind: c.intern([]byte(v.Kind)), role: c.intern([]byte(v.Role)),
+		level: c.intern([]byte(v.Level)), class: c.intern([]byte(v.Class))}
 	c.dirty = true
 }
 
@@ -261,12 +357,18 @@ func (c *indexCache) save() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil || c.hit && !c.dirty {
+	if !c.loaded || c.hit && !c.dirty {
 		return
 	}
-	names := make([]string, 0, len(c.entries))
-	for n := range c.entries {
+	names := make([]string, 0, len(c.lines)+len(c.added))
+	for n := range c.added {
 		names = append(names, n)
+	}
+	for _, off := range c.lines {
+		f, _ := c.fields(off)
+		if _, ok := c.added[string(f[cacheFields-1])]; !ok {
+			names = append(names, string(f[cacheFields-1]))
+		}
 	}
 	slices.Sort(names)
 	var b bytes.Buffer
@@ -275,7 +377,7 @@ func (c *indexCache) save() {
 		b.WriteString(cacheVerified + "\n")
 	}
 	for _, n := range names {
-		e := c.entries[n]
+		e, _ := c.find(n)
 		role := e.role
 		if role == "" {
 			role = "-"

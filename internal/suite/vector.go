@@ -422,9 +422,19 @@ type Ref struct {
 // of a large suite holds an index, not the suite.
 func (s *Suite) VectorIndex(ver *Version, role string) ([]Ref, []LoadError, error) {
 	var out []Ref
+	// One copy of each class name: a vector's strings are pieces of its
+	// file's text, which a Ref must not keep (about 1 KB a vector).
+	classes := map[string]string{}
 	bad, err := s.vectors(ver, true, func(v *Vector) {
 		if v.Kind == KindSession && v.Role == role {
-			out = append(out, v.ref())
+			r := v.ref()
+			c, ok := classes[r.Class]
+			if !ok {
+				c = strings.Clone(r.Class)
+				classes[c] = c
+			}
+			r.Class = c
+			out = append(out, r)
 		}
 	})
 	if err != nil {
