@@ -1,7 +1,8 @@
 // Package fakeiut holds the fake IUTs of the runner's tests that need
 // nothing of the test binary: the reference agent and its misbehaving
-// variants, the reference host, the servers of the rpc suite, and the hosts
-// and agent double of spawned mode. The tests run them from a small program
+// variants, the reference host, the servers of the rpc suite, the hosts
+// and agent double of spawned mode, and the tiny MCP server of the class
+// tests (mcptiny.go). The tests run them from a small program
 // (cmd/fakeiut, built once per test run by TestMain) because each start of
 // the test binary, which links the JSON Schema validator, costs about 10 ms
 // of CPU more (the validator's package init compiles every draft's

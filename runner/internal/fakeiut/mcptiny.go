@@ -64,7 +64,7 @@ func (t *tiny) reply(id json.RawMessage, result any) {
 	t.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-func (t *tiny) error(id json.RawMessage, code int, message string) {
+func (t *tiny) replyError(id json.RawMessage, code int, message string) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -77,11 +77,11 @@ func (t *tiny) line(line []byte) {
 	d := json.NewDecoder(bytes.NewReader(line))
 	d.UseNumber()
 	if d.Decode(&v) != nil || d.Decode(new(any)) != io.EOF {
-		t.error(nil, -32700, "Parse error")
+		t.replyError(nil, -32700, "Parse error")
 		return
 	}
 	if _, ok := v.([]any); ok {
-		t.error(nil, -32600, "Invalid Request: batches are not supported")
+		t.replyError(nil, -32600, "Invalid Request: batches are not supported")
 		return
 	}
 	var raw map[string]json.RawMessage
@@ -98,7 +98,7 @@ func (t *tiny) line(line []byte) {
 		if _, isBool := msg["id"].(bool); isObj && (scalarID(msg["id"]) || isBool) {
 			id = raw["id"] // Python's isinstance(id, int) holds for true and false here
 		}
-		t.error(id, -32600, "Invalid Request")
+		t.replyError(id, -32600, "Invalid Request")
 		return
 	}
 	if _, has := msg["method"]; !has {
@@ -113,7 +113,7 @@ func (t *tiny) line(line []byte) {
 		return // notifications: initialized, cancelled, unknown ones
 	}
 	if !scalarID(idv) {
-		t.error(nil, -32600, "Invalid Request: id must be a string or an integer")
+		t.replyError(nil, -32600, "Invalid Request: id must be a string or an integer")
 		return
 	}
 	id := raw["id"]
@@ -137,19 +137,19 @@ func (t *tiny) line(line []byte) {
 		t.reply(id, map[string]any{})
 	case t.tools && method == "tools/list":
 		if _, ok := params["cursor"]; ok {
-			t.error(id, -32602, "invalid cursor")
+			t.replyError(id, -32602, "invalid cursor")
 			return
 		}
 		t.reply(id, map[string]any{"tools": json.RawMessage(tinyTools)})
 	case t.tools && method == "tools/call":
 		result, code, message := tinyCall(params)
 		if code != 0 {
-			t.error(id, code, message)
+			t.replyError(id, code, message)
 			return
 		}
 		t.reply(id, result)
 	default:
-		t.error(id, -32601, "Method not found: "+method)
+		t.replyError(id, -32601, "Method not found: "+method)
 	}
 }
 
