@@ -12,5 +12,9 @@ echo "== fuzz targets, bounded"
 # take 4-8 s per target here.
 for target in "FuzzCanonical ./internal/canon" "FuzzParse ./internal/canon" "FuzzApply ./internal/normalize" "FuzzVector ./internal/suite" "FuzzFrame ./runner" "FuzzParseDifferential ./internal/canon" "FuzzDispatch ./internal/schema"; do
   set -- $target
+  # go test -fuzz with a name that matches no target only warns and passes
+  # (stage 91 fuzzed nothing for days that way): check the name first.
+  listed=$(go test -list "^$1\$" "$2")
+  grep -qx "$1" <<<"$listed" || { echo "no fuzz target $1 in $2" >&2; exit 1; }
   go test -run='^$' -fuzz="^$1\$" -fuzztime=150000x -fuzzminimizetime=0 "$2"
 done
